@@ -1,0 +1,141 @@
+// Manifest parsing, library resolution and package versions for the allocator catalogue.
+#include "allocator_catalog.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "in_tree_registry.hpp"
+
+namespace allocstress {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr const char* kMultiarch = "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+constexpr const char* kMultiarch = "aarch64-linux-gnu";
+#else
+constexpr const char* kMultiarch = "";
+#endif
+
+bool valid_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  return true;
+}
+
+void mark_availability(AllocatorSpec& spec) {
+  spec.library_path = resolve_library(spec.library).string();
+  if (!spec.library_path.empty()) return;
+  spec.unavailable_reason = "library " + spec.library + " not found";
+  if (spec.package != "-") spec.unavailable_reason += " (install Debian package " + spec.package + ")";
+}
+
+}  // namespace
+
+fs::path default_manifest_path() {
+  if (const char* env = std::getenv("ALLOCSTRESS_MANIFEST"); env != nullptr && *env != '\0') return env;
+  return ALLOCSTRESS_MANIFEST_DEFAULT;
+}
+
+fs::path resolve_library(const std::string& library) {
+  std::error_code ec;
+  if (library.find('/') != std::string::npos) {
+    if (fs::is_regular_file(library, ec)) return fs::canonical(library, ec);
+    return {};
+  }
+  const std::string arch = kMultiarch;
+  const std::vector<std::string> dirs = {"/usr/local/lib", "/usr/lib/" + arch, "/lib/" + arch, "/usr/lib64",
+                                         "/lib64", "/usr/lib", "/lib"};
+  for (const auto& dir : dirs) {
+    const fs::path candidate = fs::path(dir) / library;
+    if (fs::is_regular_file(candidate, ec)) return fs::canonical(candidate, ec);
+  }
+  return {};
+}
+
+std::string debian_package_version(const std::string& package) {
+  if (package.empty() || package == "-") return "unknown";
+  for (char c : package)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+')) return "unknown";
+  const std::string cmd = "dpkg-query -W -f='${Version}' " + package + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return "unknown";
+  char buf[256] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+  const int rc = pclose(p);
+  return rc == 0 && n > 0 ? std::string(buf, n) : "unknown";
+}
+
+AllocatorCatalog::AllocatorCatalog(const fs::path& manifest) : manifest_(manifest) {
+  for (const auto& name : in_tree_allocator_names())
+    specs_.push_back(AllocatorSpec{name, AllocatorKind::in_tree, "", "", "-", "allocstress " ALLOCSTRESS_VERSION, "in-tree", ""});
+
+  std::ifstream in(manifest);
+  if (!in) throw std::runtime_error("cannot read allocator manifest " + manifest.string() +
+                                    " (set --manifest or ALLOCSTRESS_MANIFEST to a readable file)");
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream fields(line);
+    AllocatorSpec spec;
+    if (!(fields >> spec.name)) continue;  // blank or comment
+    std::string extra;
+    if (!(fields >> spec.library >> spec.package) || (fields >> extra) || !valid_name(spec.name))
+      throw std::runtime_error(manifest.string() + ":" + std::to_string(lineno) +
+                               ": expected 'name library debian-package' (name of letters, digits, _-.)");
+    for (const auto& s : specs_)
+      if (s.name == spec.name)
+        throw std::runtime_error(manifest.string() + ":" + std::to_string(lineno) + ": allocator '" + spec.name +
+                                 "' is declared twice");
+    spec.kind = AllocatorKind::drop_in;
+    spec.origin = "manifest " + manifest.string() + ":" + std::to_string(lineno);
+    mark_availability(spec);
+    specs_.push_back(std::move(spec));
+  }
+}
+
+void AllocatorCatalog::add_user_library(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw std::invalid_argument("--allocator expects NAME=/path/to/lib.so, got '" + text + "'");
+  AllocatorSpec spec;
+  spec.name = text.substr(0, eq);
+  spec.library = text.substr(eq + 1);
+  if (!valid_name(spec.name))
+    throw std::invalid_argument("allocator name '" + spec.name + "' may hold only letters, digits, '_', '-', '.'");
+  for (const auto& s : specs_)
+    if (s.name == spec.name)
+      throw std::invalid_argument("allocator name '" + spec.name + "' is already taken by " + s.origin +
+                                  "; choose another name");
+  spec.kind = AllocatorKind::drop_in;
+  spec.package = "-";
+  spec.origin = "command line";
+  mark_availability(spec);
+  if (!spec.available())
+    throw std::invalid_argument("preload library for '" + spec.name + "' does not exist: " + spec.library +
+                                " (accepted: a path to an existing shared library)");
+  specs_.push_back(std::move(spec));
+}
+
+const AllocatorSpec& AllocatorCatalog::find(const std::string& name) const {
+  for (const auto& s : specs_)
+    if (s.name == name) return s;
+  throw std::invalid_argument("unknown allocator '" + name + "' (known: " + known_names() +
+                              "; or NAME=/path/lib.so)");
+}
+
+std::string AllocatorCatalog::known_names() const {
+  std::string out;
+  for (const auto& s : specs_) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+}  // namespace allocstress

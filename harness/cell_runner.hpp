@@ -1,0 +1,25 @@
+// Runs one cell inside the current process and returns its result record.  The caller (the
+// `run` command) has already made sure this process is fresh and that malloc resolves into the
+// right library; this file only measures.
+//
+// Measured phase, per worker thread: pinned, slots mapped and touched, allocator constructed,
+// then all workers start together; each times its own loop with the cycle counter.  Around the
+// phase the main thread reads RSS before, resets the peak (VmHWM), and reads peak RSS, RSS at the
+// end, getrusage deltas and wall time; after it the workers free what they still hold (untimed)
+// and RSS is read once more.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "../allocators/allocator_catalog.hpp"
+#include "cell_spec.hpp"
+#include "topology.hpp"
+
+namespace allocstress {
+
+// pre: validate(cell.params) passed; pus.size() == cell.params.threads.
+// The record has status "ok", or "failed" with a reason (e.g. an allocation returned nullptr).
+nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                             const std::vector<unsigned>& pus);
+
+}  // namespace allocstress

@@ -1,0 +1,158 @@
+// fork/exec with pipes, poll-based capture, and a SIGKILL to the process group on timeout.
+#include "child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+extern char** environ;
+
+namespace allocstress {
+
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
+
+void on_interrupt(int) { g_interrupted = 1; }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string last_nonempty_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  const std::size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+}
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+bool interrupted() { return g_interrupted != 0; }
+
+std::vector<std::string> environment_with(const EnvironmentChanges& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    if (changes.count(name) == 0) env.push_back(entry);
+  }
+  for (const auto& [name, value] : changes)
+    if (value) env.push_back(name + "=" + *value);
+  return env;
+}
+
+ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& changes, double timeout_s) {
+  ChildOutcome r;
+  const auto t0 = std::chrono::steady_clock::now();
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    r.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  // Everything the child needs is built before fork: after fork only async-signal-safe calls.
+  const std::vector<std::string> env = environment_with(changes);
+  std::vector<char*> cargv, cenv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
+
+  const pid_t pid = fork();
+  if (pid < 0) {
+    r.spawn_error = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    execve(cargv[0], cargv.data(), cenv.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  bool timed_out = false;
+  char buf[8192];
+  while (open_fds > 0 && !interrupted()) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      const double left = timeout_s - seconds_since(t0);
+      if (left <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = int(left * 1000) + 1;
+    }
+    const int n = poll(fds, 2, wait_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, std::size_t(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  if (timed_out || interrupted()) kill(-pid, SIGKILL);
+  for (auto& f : fds)
+    if (f.fd >= 0) close(f.fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.elapsed_s = seconds_since(t0);
+  if (interrupted()) {
+    r.end = ChildOutcome::End::interrupted;
+  } else if (timed_out) {
+    r.end = ChildOutcome::End::timed_out;
+  } else if (WIFSIGNALED(status)) {
+    r.end = ChildOutcome::End::signaled;
+    r.signal = WTERMSIG(status);
+  } else {
+    r.end = ChildOutcome::End::exited;
+    r.exit_code = WEXITSTATUS(status);
+  }
+  return r;
+}
+
+std::string describe_failure(const ChildOutcome& o, double timeout_s) {
+  switch (o.end) {
+    case ChildOutcome::End::spawn_failed: return "could not start the cell process: " + o.spawn_error;
+    case ChildOutcome::End::interrupted: return "interrupted by the user";
+    case ChildOutcome::End::timed_out:
+      return "exceeded the per-cell timeout of " + std::to_string(int(timeout_s)) + " s and was killed";
+    case ChildOutcome::End::signaled: {
+      const char* abbrev = sigabbrev_np(o.signal);
+      return "killed by signal " + std::to_string(o.signal) + " (SIG" + (abbrev ? abbrev : "?") + ")" +
+             (o.err.empty() ? "" : ": " + last_nonempty_line(o.err));
+    }
+    case ChildOutcome::End::exited: break;
+  }
+  const std::string last = last_nonempty_line(o.err);
+  return "exit code " + std::to_string(o.exit_code) + (last.empty() ? "" : ": " + last);
+}
+
+}  // namespace allocstress

@@ -1,0 +1,44 @@
+// Runs a command as a child process with a changed environment and a deadline, capturing its
+// standard output and error.  The child leads its own process group, so a timeout kills it and
+// everything it started.  Used to run every matrix cell in a fresh process.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace allocstress {
+
+// Variables to set (value) or remove (nullopt) in the child's environment; the rest is inherited.
+using EnvironmentChanges = std::map<std::string, std::optional<std::string>>;
+
+struct ChildOutcome {
+  enum class End { exited, signaled, timed_out, interrupted, spawn_failed };
+  End end = End::spawn_failed;
+  int exit_code = -1;  // End::exited
+  int signal = 0;      // End::signaled
+  std::string out;     // everything the child wrote to stdout
+  std::string err;     // everything the child wrote to stderr
+  double elapsed_s = 0;
+  std::string spawn_error;
+
+  bool succeeded() const { return end == End::exited && exit_code == 0; }
+};
+
+// pre: argv[0] is an absolute path.  timeout_s <= 0 means no deadline.
+ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& env, double timeout_s);
+
+// After this, SIGINT/SIGTERM/SIGHUP no longer end this process: they set a flag that run_child
+// checks, killing the running child; the caller then stops cleanly (see interrupted()).
+void install_interrupt_handlers();
+bool interrupted();
+
+// One line saying how a child that did not succeed ended: its signal, timeout, or exit code and
+// the last line it wrote to stderr.
+std::string describe_failure(const ChildOutcome& outcome, double timeout_s);
+
+// This process's environment with `changes` applied, as NAME=VALUE strings.
+std::vector<std::string> environment_with(const EnvironmentChanges& changes);
+
+}  // namespace allocstress

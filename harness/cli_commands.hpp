@@ -1,0 +1,48 @@
+// The subcommands of the `allocstress` executable.  Each registers its options on the app and
+// executes after parsing; bad input is thrown as UsageError (one line, exit 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+
+namespace allocstress {
+
+struct ListCommand {
+  CLI::App* cmd = nullptr;
+  std::string manifest;
+  std::vector<std::string> user_libraries;
+  void add_to(CLI::App& app);
+  int execute();
+};
+
+struct RunCommand {
+  CLI::App* cmd = nullptr;
+  std::string allocator;
+  std::string threads = "1";
+  bool verify_only = false;
+  WorkloadOptions workload;
+  void add_to(CLI::App& app);
+  int execute(char** argv);
+};
+
+struct MatrixCommand {
+  CLI::App* cmd = nullptr;
+  std::string preset = "quick";
+  std::string out;
+  std::string allocators;
+  std::vector<std::string> user_libraries;
+  std::string threads;
+  unsigned reps = 0;
+  double timeout_s = 0;
+  bool resume = false;
+  bool force = false;
+  WorkloadOptions workload;
+  void add_to(CLI::App& app);
+  int execute(const std::string& command_line);
+};
+
+}  // namespace allocstress

@@ -1,0 +1,50 @@
+// Pieces shared by the CLI commands: the error type that becomes one line and exit code 2,
+// thread-list parsing, and the options that describe a workload.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../allocators/allocator_catalog.hpp"
+#include "cell_spec.hpp"
+
+namespace allocstress {
+
+// Bad input: printed as "allocstress: error: <what>" and exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCellFailed = 3;
+
+// "1,2,4", "1-4", "1-3,8" -> sorted unique counts.  Throws UsageError on 0, junk or an empty list.
+std::vector<unsigned> parse_thread_list(const std::string& text);
+
+// Options shared by `run` and `matrix`.  Fields hold the values given on the command line;
+// `given()` tells which were given, so presets can fill the rest.
+struct WorkloadOptions {
+  std::string workload = kAllocTestWorkload;
+  std::uint64_t slots = 0, iterations = 0, seed = 0;
+  unsigned max_size_exp = 0;
+  std::string access, placement = "compact";
+  bool reserve_os_pu = false, oversubscribe = false;
+  std::string manifest;
+  std::vector<CLI::Option*> tracked;
+
+  void add_to(CLI::App& app);
+  bool given(const std::string& long_name) const;
+};
+
+// The catalogue from --manifest (or the default), plus NAME=PATH user allocators.
+// Errors from either become UsageError.
+AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vector<std::string>& user_libraries);
+
+// Overrides params fields with the options that were given; validates; throws UsageError.
+void apply_workload_options(const WorkloadOptions& options, AllocTestParams& params, PlacementRequest& placement);
+
+}  // namespace allocstress

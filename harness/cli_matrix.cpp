@@ -1,0 +1,208 @@
+// `allocstress matrix`: plans allocators x threads x repetitions from a preset and options,
+// checks every input before anything is written, then hands the plan to the local runner.
+// `--resume` takes the plan from an interrupted run's journal instead.
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+#include "child_process.hpp"
+#include "cli_commands.hpp"
+#include "machine_context.hpp"
+#include "malloc_provider.hpp"
+#include "matrix_runner.hpp"
+#include "presets.hpp"
+
+namespace allocstress {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string executable_path() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
+  return p.string();
+}
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw UsageError("--allocators '" + text + "' names no allocator (accepted: comma-separated names)");
+  return out;
+}
+
+fs::path default_output(const std::string& preset) {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return fs::path("out") / ("alloc-test-" + preset + "-" + stamp + ".json");
+}
+
+// The newest journal under out/, for `--resume` without `--out`.
+fs::path newest_journal() {
+  fs::path best;
+  fs::file_time_type best_time{};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("out", ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > 14 && n.ends_with(".journal.jsonl") && (best.empty() || e.last_write_time() > best_time)) {
+      best = e.path();
+      best_time = e.last_write_time();
+    }
+  }
+  if (best.empty()) throw UsageError("nothing to resume: no *.journal.jsonl under out/ (pass --out FILE of the interrupted run)");
+  const std::string s = best.string();
+  return s.substr(0, s.size() - std::string(".journal.jsonl").size());
+}
+
+// Checks in a fresh process that malloc resolves into the allocator's library; "" when it does.
+std::string preflight(const std::string& exe, const AllocatorSpec& a, const std::string& manifest) {
+  std::vector<std::string> argv = {exe, "run", "--verify-only", "--manifest", manifest, "--allocator",
+                                   a.origin == "command line" ? a.name + "=" + a.library : a.name};
+  const ChildOutcome o = run_child(argv, preload_environment(a), 60);
+  return o.succeeded() ? "" : describe_failure(o, 60);
+}
+
+}  // namespace
+
+void MatrixCommand::add_to(CLI::App& app) {
+  cmd = app.add_subcommand("matrix", "Run allocators x threads x repetitions, one fresh process per cell");
+  cmd->add_option("--preset", preset, "quick (default, ~2 min on 2 cores) or study (the 2018 study's sizes; hours)");
+  cmd->add_option("--out", out, "Results file (default out/alloc-test-<preset>-<time>.json); the .md table goes beside it");
+  cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)");
+  cmd->add_option("--allocator", user_libraries, "Add a drop-in allocator NAME=/path/lib.so (repeatable)");
+  cmd->add_option("--threads", threads, "Thread counts: 1,2,4 or 1-4 (default 1..usable PUs)");
+  cmd->add_option("--reps", reps, "Repetitions per cell (default 5)");
+  cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds (default: quick 120, study 3600)");
+  cmd->add_flag("--resume", resume, "Continue an interrupted matrix from its journal (the plan comes from the journal)");
+  cmd->add_flag("--force", force, "Overwrite an existing results file");
+  workload.add_to(*cmd);
+}
+
+int MatrixCommand::execute(const std::string& command_line) {
+  const std::string exe = executable_path();
+  if (resume) {
+    for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--force"})
+      if (cmd->count(opt) > 0) throw UsageError(std::string("--resume continues the journal's own plan; drop ") + opt);
+    for (const auto* o : workload.tracked)
+      if (o->count() > 0) throw UsageError("--resume continues the journal's own plan; drop " + o->get_name());
+    const fs::path results = out.empty() ? newest_journal() : fs::path(out);
+    ResultsJournal journal = [&] {
+      try {
+        return ResultsJournal::open_existing(journal_path_for(results));
+      } catch (const std::runtime_error& e) {
+        throw UsageError(e.what());
+      }
+    }();
+    const MatrixPlan plan = MatrixPlan::from_json(journal.header().at("plan"));
+    return run_matrix(plan, journal, {results, table_path_for(results)}, exe);
+  }
+
+  Preset p;
+  try {
+    p = find_preset(preset);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  MatrixPlan plan;
+  plan.preset = p.name;
+  plan.params = p.params;
+  plan.placement.reserve_os_pu = p.reserve_os_pu;
+  apply_workload_options(workload, plan.params, plan.placement);
+  plan.placement.reserve_os_pu = plan.placement.reserve_os_pu || p.reserve_os_pu;
+  plan.repetitions = cmd->count("--reps") ? reps : p.repetitions;
+  if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
+  plan.cell_timeout_s = cmd->count("--timeout") ? timeout_s : p.cell_timeout_s;
+  if (plan.cell_timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
+
+  const Topology topology;
+  const unsigned usable = topology.usable_pu_count(plan.placement.reserve_os_pu);
+  if (threads.empty()) {
+    for (unsigned t = 1; t <= usable; ++t) plan.thread_counts.push_back(t);
+  } else {
+    plan.thread_counts = parse_thread_list(threads);
+  }
+  for (unsigned t : plan.thread_counts) {
+    PlacementRequest r = plan.placement;
+    r.threads = t;
+    AllocTestParams check = plan.params;
+    check.threads = t;
+    try {
+      topology.choose_pus(r);
+      validate(check);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+
+  const AllocatorCatalog catalog = load_catalog(workload.manifest, user_libraries);
+  plan.manifest = catalog.manifest_path().string();
+  std::vector<std::string> wanted;
+  const bool explicit_list = !allocators.empty();
+  if (explicit_list) {
+    wanted = split_names(allocators);
+    for (const auto& lib : user_libraries) wanted.push_back(lib.substr(0, lib.find('=')));
+    if (std::find(wanted.begin(), wanted.end(), "void") == wanted.end()) wanted.insert(wanted.begin(), "void");
+  } else {
+    for (const auto& s : catalog.all()) wanted.push_back(s.name);
+  }
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  for (const auto& name : wanted) {
+    try {
+      catalog.find(name);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  for (const auto& s : catalog.all()) {  // catalogue order: void first
+    if (std::find(wanted.begin(), wanted.end(), s.name) == wanted.end()) continue;
+    AllocatorSpec a = s;
+    a.version = a.kind == AllocatorKind::in_tree ? s.version : debian_package_version(a.package);
+    const bool asked = explicit_list || a.origin == "command line";
+    if (!a.available()) {
+      if (asked) throw UsageError("allocator '" + a.name + "' cannot run: " + a.unavailable_reason);
+      plan.excluded.push_back({a, "skipped", a.unavailable_reason});
+      continue;
+    }
+    if (a.kind == AllocatorKind::drop_in) {
+      if (const std::string bad = preflight(exe, a, plan.manifest); !bad.empty()) {
+        if (asked) throw UsageError("allocator '" + a.name + "' failed the preload check: " + bad);
+        plan.excluded.push_back({a, "failed", "preload check failed: " + bad});
+        continue;
+      }
+    }
+    plan.allocators.push_back(a);
+  }
+  if (plan.allocators.size() < 2) std::cerr << "note: only the void baseline will run\n";
+
+  const fs::path results = out.empty() ? default_output(plan.preset) : fs::path(out);
+  if (fs::exists(results) && !force)
+    throw UsageError("results file " + results.string() + " already exists (pass --force to overwrite, or choose another --out)");
+  if (fs::exists(journal_path_for(results)))
+    throw UsageError("an interrupted run left " + journal_path_for(results).string() +
+                     " (continue it with --resume --out " + results.string() + ", or delete it)");
+  std::error_code ec;
+  if (results.has_parent_path()) fs::create_directories(results.parent_path(), ec);
+  if (ec) throw UsageError("cannot create output folder " + results.parent_path().string() + ": " + ec.message());
+  if (access(results.has_parent_path() ? results.parent_path().c_str() : ".", W_OK) != 0)
+    throw UsageError("output folder of " + results.string() + " is not writable");
+
+  nlohmann::json context = machine_context(topology, command_line);
+  ResultsJournal journal = ResultsJournal::create(journal_path_for(results), {{"plan", plan.to_json()}, {"context", context}});
+  const std::size_t cells = plan.cells().size();
+  std::cerr << "matrix: " << plan.allocators.size() << " allocators x " << plan.thread_counts.size() << " thread counts x "
+            << plan.repetitions << " repetitions = " << cells << " cells";
+  for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
+  std::cerr << "\n";
+  return run_matrix(plan, journal, {results, table_path_for(results)}, exe);
+}
+
+}  // namespace allocstress

@@ -1,0 +1,148 @@
+// Collects the machine description for results files from /proc, /sys, uname, hwloc and git.
+#include "machine_context.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "perf_counters.hpp"
+#include "tsc.hpp"
+
+namespace allocstress {
+
+namespace {
+
+std::string read_first_line(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// "always [madvise] never" -> "madvise"
+std::string bracketed_choice(const std::string& line) {
+  const auto open = line.find('['), close = line.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return line;
+  return line.substr(open + 1, close - open - 1);
+}
+
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, key.size(), key) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? "" : line.substr(colon + 2);
+    }
+  return "";
+}
+
+bool has_cpu_flag(const std::string& flags, const std::string& flag) {
+  std::istringstream in(flags);
+  std::string f;
+  while (in >> f)
+    if (f == flag) return true;
+  return false;
+}
+
+std::string iso_utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+std::string first_line_of_command(const std::string& command) {
+  FILE* p = popen((command + " 2>/dev/null").c_str(), "r");
+  if (p == nullptr) return "";
+  char buf[512] = {};
+  const bool got = std::fgets(buf, sizeof buf, p) != nullptr;
+  const int rc = pclose(p);
+  if (!got || rc != 0) return "";
+  std::string s(buf);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+nlohmann::json machine_context(const Topology& topology, const std::string& command_line) {
+  nlohmann::json warnings = nlohmann::json::array();
+  utsname u{};
+  uname(&u);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+
+  const std::string flags = cpuinfo_field("flags");
+  const bool constant_tsc = has_cpu_flag(flags, "constant_tsc");
+  const bool nonstop_tsc = has_cpu_flag(flags, "nonstop_tsc");
+  if (kCycleCounterName == "rdtsc" && !(constant_tsc && nonstop_tsc))
+    warnings.push_back("TSC is not invariant (constant_tsc/nonstop_tsc missing): cycle figures follow frequency changes");
+
+  std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  if (governor.empty()) governor = "n/a (no cpufreq in /sys: frequency is managed by the host or firmware)";
+  else if (governor != "performance") warnings.push_back("CPU governor is '" + governor + "', not 'performance': frequency may vary between runs");
+
+  const auto counters = hardware_counter_availability();
+  if (!counters.available) warnings.push_back("hardware counters unavailable: " + counters.reason);
+
+  double load1 = -1;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load1) != 1) load1 = -1;
+    std::fclose(f);
+  }
+  if (load1 > 0.5 * topology.pu_count())
+    warnings.push_back("1-minute load average " + std::to_string(load1) + " is high for " +
+                       std::to_string(topology.pu_count()) + " PUs: other processes disturb the measurement");
+
+#ifdef NDEBUG
+  const bool optimised = true;
+#else
+  const bool optimised = false;
+  warnings.push_back("this is a debug build (assertions on): figures are not representative");
+#endif
+#ifdef ALLOCSTRESS_SANITIZED
+  warnings.push_back("this build has sanitizers (ASan/UBSan): figures are not representative");
+#endif
+
+  std::string commit = first_line_of_command("git -C '" ALLOCSTRESS_SOURCE_DIR "' rev-parse HEAD");
+  if (commit.empty()) commit = "unknown";
+  else if (!first_line_of_command("git -C '" ALLOCSTRESS_SOURCE_DIR "' status --porcelain --untracked-files=no").empty())
+    commit += "-dirty";
+
+  const std::string mhz = cpuinfo_field("cpu MHz");
+  return {{"date", iso_utc_now()},
+          {"host_name", host},
+          {"executable", first_line_of_command("readlink -f /proc/" + std::to_string(getpid()) + "/exe")},
+          {"command_line", command_line},
+          {"num_cpus", topology.pu_count()},
+          {"mhz_per_cpu", mhz.empty() ? 0 : std::stoi(mhz)},
+          {"cpu_model", cpuinfo_field("model name")},
+          {"cpu_scaling_enabled", governor.rfind("n/a", 0) != 0 && governor != "performance"},
+          {"caches", topology.summary()["caches"]},
+          {"topology", topology.summary()},
+          {"kernel", std::string(u.sysname) + " " + u.release + " " + u.version},
+          {"thp_mode", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/enabled"))},
+          {"thp_defrag", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/defrag"))},
+          {"governor", governor},
+          {"aslr", read_first_line("/proc/sys/kernel/randomize_va_space")},
+          {"perf_event_paranoid", read_first_line("/proc/sys/kernel/perf_event_paranoid")},
+          {"hw_counters_available", counters.available},
+          {"hw_counters_reason", counters.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(counters.reason)},
+          {"cycle_counter", kCycleCounterName},
+          {"tsc_invariant", constant_tsc && nonstop_tsc},
+          {"load_avg_1min", load1},
+          {"git_commit", commit},
+          {"build_type", ALLOCSTRESS_BUILD_TYPE},
+          {"library_build_type", optimised ? "release" : "debug"},
+          {"compiler", __VERSION__},
+          {"allocstress_version", ALLOCSTRESS_VERSION},
+          {"warnings", warnings}};
+}
+
+}  // namespace allocstress

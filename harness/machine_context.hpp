@@ -1,0 +1,20 @@
+// The `context` block of a results file: the machine, its settings that move figures (THP,
+// governor, counters), the build and the git commit, plus warnings a reader must see.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "topology.hpp"
+
+namespace allocstress {
+
+// `command_line` is recorded verbatim.  Warnings (debug build, counters missing, busy machine,
+// governor not 'performance', ...) are listed in context["warnings"].
+nlohmann::json machine_context(const Topology& topology, const std::string& command_line);
+
+// Output of a shell command's first line, trimmed; "" on failure.  For read-only probes only.
+std::string first_line_of_command(const std::string& command);
+
+}  // namespace allocstress

@@ -1,0 +1,41 @@
+// Entry point of the `allocstress` executable: parses the command line and dispatches to the
+// subcommands (list, run, matrix).  Every failure ends here as one line on stderr.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli_commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace allocstress;
+  CLI::App app{"allocstress: stress-tests memory allocators with program-like workloads"};
+  app.require_subcommand(1);
+  ListCommand list;
+  RunCommand run;
+  MatrixCommand matrix;
+  list.add_to(app);
+  run.add_to(app);
+  matrix.add_to(app);
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  try {
+    app.parse(argc, argv);
+    if (list.cmd->parsed()) return list.execute();
+    if (run.cmd->parsed()) return run.execute(argv);
+    return matrix.execute(command_line);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "allocstress: error: " << e.what() << " (see allocstress --help)\n";
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    std::cerr << "allocstress: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "allocstress: error: " << e.what() << "\n";
+    return 1;
+  }
+}

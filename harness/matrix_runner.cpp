@@ -1,0 +1,114 @@
+// The local matrix backend: cell processes, journal appends, progress with ETA, final files.
+#include "matrix_runner.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include "child_process.hpp"
+#include "malloc_provider.hpp"
+#include "results_file.hpp"
+#include "results_table.hpp"
+
+namespace allocstress {
+
+namespace fs = std::filesystem;
+
+fs::path journal_path_for(const fs::path& results_json) { return results_json.string() + ".journal.jsonl"; }
+
+fs::path table_path_for(const fs::path& results_json) {
+  fs::path p = results_json;
+  return p.replace_extension(".md");
+}
+
+namespace {
+
+std::string clock_text(double seconds) {
+  const long s = long(seconds + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
+  for (const auto& a : plan.allocators)
+    if (a.name == name) return a;
+  throw std::logic_error("cell names an allocator outside its plan: " + name);
+}
+
+// Runs one cell in a fresh process and returns its entry (ok, or failed with the reason).
+nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
+                            ChildOutcome& outcome) {
+  const AllocatorSpec& a = spec_of(plan, cell.spec.allocator);
+  outcome = run_child(cell_command(executable, plan, cell), preload_environment(a), plan.cell_timeout_s);
+  nlohmann::json record;
+  if (outcome.end == ChildOutcome::End::exited) {
+    // The record is the last stdout line that starts with '{' (a preloaded library may print too).
+    const auto start = outcome.out.rfind("\n{");
+    record = nlohmann::json::parse(start == std::string::npos ? outcome.out : outcome.out.substr(start + 1), nullptr, false);
+  }
+  if (!record.is_object()) return unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, plan.cell_timeout_s));
+  record.update(cell_identity(cell, a, plan.repetitions));
+  if (!outcome.succeeded() && record.value("status", "") == "ok") {
+    record["status"] = "failed";
+    record["reason"] = describe_failure(outcome, plan.cell_timeout_s);
+  }
+  return record;
+}
+
+}  // namespace
+
+std::vector<std::string> cell_command(const std::string& executable, const MatrixPlan& plan, const MatrixCell& cell) {
+  std::vector<std::string> argv = {executable, "run"};
+  for (auto& a : run_arguments(cell.spec)) argv.push_back(std::move(a));
+  argv.push_back("--manifest");
+  argv.push_back(plan.manifest);
+  return argv;
+}
+
+int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable) {
+  const auto cells = plan.cells();
+  const std::size_t total = cells.size();
+  std::size_t done = journal.records().size();
+  if (done > 0) std::cerr << "resuming: " << done << " of " << total << " cells already recorded\n";
+  install_interrupt_handlers();
+  double spent_s = 0;
+  std::size_t ran = 0;
+  std::size_t failed = 0;
+  for (const auto& cell : cells) {
+    if (journal.records().count(cell.key)) continue;
+    ChildOutcome outcome;
+    nlohmann::json record = run_one_cell(plan, cell, executable, outcome);
+    if (outcome.end == ChildOutcome::End::interrupted) {
+      std::cerr << "\ninterrupted: " << done << " of " << total << " cells are recorded in " << journal_path_for(outputs.results_json).string()
+                << "\ncontinue with: allocstress matrix --resume --out " << outputs.results_json.string() << "\n";
+      return 130;
+    }
+    journal.append(cell.key, record);
+    ++done;
+    ++ran;
+    spent_s += outcome.elapsed_s;
+    const bool ok = record.value("status", "") == "ok";
+    failed += ok ? 0 : 1;
+    const double eta = spent_s / double(ran) * double(total - done);
+    char line[256];
+    std::snprintf(line, sizeof line, "[%3zu/%zu] rep %u/%u  threads %-3u %-17s %-6s %6.2f s | elapsed %s  ETA %s",
+                  done, total, cell.repetition + 1, plan.repetitions, cell.spec.params.threads,
+                  cell.spec.allocator.c_str(), ok ? "ok" : "FAILED", outcome.elapsed_s, clock_text(spent_s).c_str(),
+                  clock_text(eta).c_str());
+    std::cerr << line << (ok ? "" : "  (" + record.value("reason", std::string("?")) + ")") << "\n";
+  }
+
+  std::vector<nlohmann::json> records;
+  for (const auto& cell : cells) records.push_back(journal.records().at(cell.key));
+  const nlohmann::json results = assemble_results(journal.header().at("context"), plan, std::move(records));
+  const std::string table = markdown_table(results);
+  write_file_atomically(outputs.results_json, results.dump(2) + "\n");
+  write_file_atomically(outputs.table_md, table);
+  std::error_code ec;
+  fs::remove(journal_path_for(outputs.results_json), ec);
+  std::cout << "\n" << table << "\nresults: " << outputs.results_json.string() << "\ntable:   " << outputs.table_md.string() << "\n";
+  if (failed > 0) std::cerr << "note: " << failed << " cell(s) failed; their reasons are in the results and under the table\n";
+  return 0;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,38 @@
+// Time-stamp counter reads for timing batches of operations.  On x86-64 this is RDTSC (start)
+// and RDTSCP (end, waits for earlier instructions); elsewhere a nanosecond steady clock stands in
+// and the counter is named accordingly in the results.  Never time single operations with it:
+// on some VMs the TSC advances in ~10 ns steps.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#else
+#include <time.h>
+#endif
+
+namespace allocstress {
+
+#if defined(__x86_64__) || defined(__i386__)
+inline constexpr std::string_view kCycleCounterName = "rdtsc";
+inline std::uint64_t cycle_counter_begin() {
+  _mm_lfence();
+  return __rdtsc();
+}
+inline std::uint64_t cycle_counter_end() {
+  unsigned aux;
+  return __rdtscp(&aux);
+}
+#else
+inline constexpr std::string_view kCycleCounterName = "clock_monotonic_ns";
+inline std::uint64_t cycle_counter_begin() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
+}
+inline std::uint64_t cycle_counter_end() { return cycle_counter_begin(); }
+#endif
+
+}  // namespace allocstress

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian package allocstress needs, and only those that are missing (idempotent:
+# a second run installs nothing and does not touch apt). Must run as root, or with sudo available.
+set -euo pipefail
+
+packages=(
+  # toolchain and build
+  g++ cmake make pkg-config git
+  # libraries the build finds with find_package / pkg-config
+  libbenchmark-dev libhwloc-dev libboost-dev libgtest-dev nlohmann-json3-dev libcli11-dev
+  # drop-in allocators listed in allocators/manifest.tsv
+  libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2
+  # test-time tools: JSON-schema validation of results files
+  python3 python3-jsonschema
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+echo "setup-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-deps: done"

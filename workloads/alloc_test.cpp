@@ -1,0 +1,38 @@
+// Parameter parsing and validation of the alloc-test workload (the loop is in the header).
+#include "alloc_test.hpp"
+
+#include <stdexcept>
+
+namespace allocstress {
+
+std::string_view to_string(MemoryAccess access) {
+  switch (access) {
+    case MemoryAccess::none: return "none";
+    case MemoryAccess::write: return "write";
+    case MemoryAccess::write_read: return "write_read";
+  }
+  return "?";
+}
+
+MemoryAccess parse_memory_access(std::string_view text) {
+  if (text == "none") return MemoryAccess::none;
+  if (text == "write") return MemoryAccess::write;
+  if (text == "write_read" || text == "write+read") return MemoryAccess::write_read;
+  throw std::invalid_argument("unknown memory access '" + std::string(text) +
+                              "' (accepted: none, write, write_read)");
+}
+
+void validate(const AllocTestParams& p) {
+  if (p.threads == 0) throw std::invalid_argument("threads must be at least 1, got 0");
+  if (p.max_size_exp < InverseSizeSampler::kMinExp || p.max_size_exp > InverseSizeSampler::kMaxExp)
+    throw std::invalid_argument("max size exponent E out of range: " + std::to_string(p.max_size_exp) +
+                                " (accepted: " + std::to_string(InverseSizeSampler::kMinExp) + ".." +
+                                std::to_string(InverseSizeSampler::kMaxExp) + ")");
+  if (p.slots_per_thread() < ParetoSlotPicker::kMinSlots)
+    throw std::invalid_argument("slots per thread too few: " + std::to_string(p.slots_total) + " slots / " +
+                                std::to_string(p.threads) + " threads (accepted: at least " +
+                                std::to_string(ParetoSlotPicker::kMinSlots) + " per thread)");
+  if (p.iterations_per_thread == 0) throw std::invalid_argument("iterations per thread must be at least 1, got 0");
+}
+
+}  // namespace allocstress

@@ -1,0 +1,141 @@
+// Workload `alloc-test` (BACKGROUND §1, the 2018 study "Testing Memory Allocators").
+// Model: each worker thread owns an array of slots.  Every iteration picks a slot with the Pareto
+// 80/20-six-times rule; an empty slot gets a block of a p ~ 1/size size, written whole (memset);
+// a full slot has its block read back whole (the sum is kept live) and freed.  Only malloc/free;
+// threads never free each other's blocks.  The operation stream is a pure function of
+// (parameters, seed, thread index) and does not depend on the allocator: same seed, same ops.
+// Not reproduced: calloc/realloc, cross-thread frees, phases, sizes beyond 2^E, the study's
+// piecewise-linear in-bucket size shapes (ours are uniform per bucket).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "../allocators/allocator.hpp"
+#include "inverse_size_sampler.hpp"
+#include "pareto_slot_picker.hpp"
+#include "workload_rng.hpp"
+
+namespace allocstress {
+
+enum class MemoryAccess { none, write, write_read };
+
+std::string_view to_string(MemoryAccess access);
+// Throws std::invalid_argument naming the accepted spellings (none, write, write_read).
+MemoryAccess parse_memory_access(std::string_view text);
+
+struct AllocTestParams {
+  std::uint64_t slots_total = 1u << 20;        // split equally across threads
+  unsigned max_size_exp = 16;                  // E: sizes < 2^E
+  std::uint64_t iterations_per_thread = 1'000'000;
+  MemoryAccess access = MemoryAccess::write_read;
+  std::uint64_t seed = 1;
+  unsigned threads = 1;
+
+  std::uint64_t slots_per_thread() const { return slots_total / threads; }
+};
+
+// Throws std::invalid_argument with one line naming the bad parameter and the accepted range.
+void validate(const AllocTestParams& params);
+
+// One slot: the block it holds (if size != 0) and that block's requested size.
+struct Slot {
+  void* block;
+  std::uint64_t size;  // 0 = empty; sizes are >= 4, so 0 is never a real size
+};
+
+// What one worker thread did.  All counts are exact.
+struct AllocTestThreadOutcome {
+  std::uint64_t mallocs = 0;
+  std::uint64_t frees = 0;
+  std::uint64_t peak_live_requested_bytes = 0;
+  std::uint64_t end_live_requested_bytes = 0;
+  std::uint64_t op_stream_hash = 0xcbf29ce484222325ULL;  // over (slot, op, size) of every op
+  std::uint64_t read_checksum = 0;   // sum of every word read back; keeps the reads live
+  std::uint64_t failed_allocation_bytes = 0;  // != 0: allocate() returned nullptr for this size
+};
+
+namespace detail {
+
+inline std::uint64_t hash_op(std::uint64_t h, std::size_t slot, bool is_malloc, std::uint64_t size) {
+  return (h ^ (std::uint64_t{slot} << 1 | std::uint64_t{is_malloc}) ^ (size << 40)) * 0x100000001b3ULL;
+}
+
+inline std::uint64_t read_block(const void* block, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(block);
+  std::uint64_t sum = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    sum += word;
+  }
+  for (; i < bytes; ++i) sum += p[i];
+  return sum;
+}
+
+template <MemoryAccess kAccess, Allocator A>
+AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
+                                const InverseSizeSampler& sizes, WorkloadRng& rng,
+                                std::uint64_t iterations) {
+  AllocTestThreadOutcome out;
+  std::uint64_t live = 0;
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    const std::size_t s = picker.pick(rng());
+    Slot& slot = slots[s];
+    if (slot.size == 0) {
+      const std::size_t size = sizes.sample(rng());
+      void* block = alloc.allocate(size);
+      if (block == nullptr) [[unlikely]] {
+        out.failed_allocation_bytes = size;
+        break;
+      }
+      if constexpr (kAccess != MemoryAccess::none) std::memset(block, static_cast<int>(s & 0xff), size);
+      slot = Slot{block, size};
+      live += size;
+      out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
+      ++out.mallocs;
+      out.op_stream_hash = hash_op(out.op_stream_hash, s, true, size);
+    } else {
+      if constexpr (kAccess == MemoryAccess::write_read) out.read_checksum += read_block(slot.block, slot.size);
+      alloc.deallocate(slot.block, slot.size);
+      live -= slot.size;
+      ++out.frees;
+      out.op_stream_hash = hash_op(out.op_stream_hash, s, false, slot.size);
+      slot.size = 0;
+    }
+  }
+  out.end_live_requested_bytes = live;
+  return out;
+}
+
+}  // namespace detail
+
+// Runs `iterations` alloc-test iterations of one worker thread on `slots` (all empty on entry).
+// The caller times this call; nothing here allocates except through `alloc`.
+template <Allocator A>
+AllocTestThreadOutcome run_alloc_test_thread(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
+                                             const InverseSizeSampler& sizes, WorkloadRng& rng,
+                                             std::uint64_t iterations, MemoryAccess access) {
+  switch (access) {
+    case MemoryAccess::none: return detail::run_loop<MemoryAccess::none>(alloc, slots, picker, sizes, rng, iterations);
+    case MemoryAccess::write: return detail::run_loop<MemoryAccess::write>(alloc, slots, picker, sizes, rng, iterations);
+    case MemoryAccess::write_read: break;
+  }
+  return detail::run_loop<MemoryAccess::write_read>(alloc, slots, picker, sizes, rng, iterations);
+}
+
+// Frees every block still held in `slots` (teardown, outside the measured phase).
+template <Allocator A>
+void release_all_slots(A& alloc, std::span<Slot> slots) {
+  for (Slot& slot : slots) {
+    if (slot.size != 0) alloc.deallocate(slot.block, slot.size);
+    slot.size = 0;
+  }
+}
+
+}  // namespace allocstress

@@ -29,7 +29,12 @@ std::string last_nonempty_line(const std::string& text) {
   std::size_t end = text.find_last_not_of("\n\r ");
   if (end == std::string::npos) return "";
   const std::size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+  const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+  std::string line = text.substr(from, end - from + 1);
+  // A failing `allocstress run` child says "allocstress: error: ..."; the caller adds its own prefix.
+  const std::string own_prefix = "allocstress: error: ";
+  if (line.rfind(own_prefix, 0) == 0) line.erase(0, own_prefix.size());
+  return line;
 }
 
 }  // namespace

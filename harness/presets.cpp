@@ -10,7 +10,7 @@ Preset find_preset(const std::string& name) {
     AllocTestParams p;
     p.slots_total = 1u << 20;
     p.max_size_exp = 16;
-    p.iterations_per_thread = 2'000'000;
+    p.iterations_per_thread = 10'000'000;
     p.access = MemoryAccess::write_read;
     p.seed = 1;
     return {name, p, 5, false, 120.0};

@@ -1,0 +1,34 @@
+# Bad input: one clear error line, exit code 2, no results file or journal left behind.
+source "$(dirname "$0")/lib.sh"
+R=(--out "$T/r.json")
+printf 'ghost libghost.so.9 libghost9\n' > "$T/ghost.tsv"
+
+expect_error 2 "unknown allocator 'nosuch'"     -- "$ALLOCSTRESS" matrix "${R[@]}" --allocators nosuch
+expect_error 2 "does not exist: /nonexistent"   -- "$ALLOCSTRESS" matrix "${R[@]}" --allocator x=/nonexistent/lib.so
+expect_error 2 "install Debian package libghost9" -- "$ALLOCSTRESS" matrix "${R[@]}" --manifest "$T/ghost.tsv" --allocators ghost
+expect_error 2 "failed the preload check"       -- "$ALLOCSTRESS" matrix "${R[@]}" --allocator bogus=/etc/hostname
+expect_error 2 "failed the preload check"       -- "$ALLOCSTRESS" matrix "${R[@]}" --allocator nomalloc="$NO_MALLOC"
+expect_error 2 "0 threads"                      -- "$ALLOCSTRESS" matrix "${R[@]}" --threads 0
+expect_error 2 "'two' is not a positive whole number" -- "$ALLOCSTRESS" matrix "${R[@]}" --threads two
+expect_error 2 "usable PUs"                     -- "$ALLOCSTRESS" matrix "${R[@]}" --threads 4096
+expect_error 2 "E out of range: 99 (accepted: 3..28)" -- "$ALLOCSTRESS" matrix "${R[@]}" --max-size-exp 99
+expect_error 2 "unknown preset 'huge'"          -- "$ALLOCSTRESS" matrix "${R[@]}" --preset huge
+expect_error 2 "--reps must be at least 1"      -- "$ALLOCSTRESS" matrix "${R[@]}" --reps 0
+expect_error 2 "--slots"                        -- "$ALLOCSTRESS" matrix "${R[@]}" --slots lots
+expect_error 2 "slots per thread too few"       -- "$ALLOCSTRESS" matrix "${R[@]}" --slots 10
+expect_error 2 "unknown memory access 'sometimes'" -- "$ALLOCSTRESS" matrix "${R[@]}" --access sometimes
+expect_error 2 "unknown placement 'random'"     -- "$ALLOCSTRESS" matrix "${R[@]}" --placement random
+expect_error 2 "nothing to resume"              -- "$ALLOCSTRESS" matrix "${R[@]}" --resume
+expect_error 2 "cannot read allocator manifest" -- "$ALLOCSTRESS" list --manifest "$T/none.tsv"
+expect_error 2 "unknown allocator 'nosuch'"     -- "$ALLOCSTRESS" run --allocator nosuch
+expect_error 2 "0 threads"                      -- "$ALLOCSTRESS" run --allocator void --threads 0
+expect_error 2 "usable PUs"                     -- "$ALLOCSTRESS" run --allocator void --threads 4096
+expect_error 2 "E out of range"                 -- "$ALLOCSTRESS" run --allocator void --max-size-exp 2
+expect_error 2 "unknown workload 'larson'"      -- "$ALLOCSTRESS" run --allocator void --workload larson
+
+# An existing results file is never overwritten without --force, and is left intact.
+echo '{"keep": true}' > "$T/keep.json"
+"$ALLOCSTRESS" matrix --out "$T/keep.json" --allocators void 2>"$T/stderr" && fail "overwrote without --force"
+grep -q '"keep"' "$T/keep.json" && grep -q "already exists" "$T/stderr" && pass || fail "existing file changed or no clear error"
+rm -f "$T/keep.json"
+finish

@@ -1,0 +1,43 @@
+# Helpers for the CLI tests (sourced).  Each test runs the real `allocstress` executable as a user
+# would, in a private temporary folder, and fails with a message naming what went wrong.
+set -u
+: "${ALLOCSTRESS:?set by CTest}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failures=0
+checks=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { checks=$((checks + 1)); }
+
+# expect_error RC SUBSTRING -- COMMAND...: the command exits RC, writes exactly one line to
+# stderr containing SUBSTRING, nothing to stdout, and leaves no results file or journal in $T.
+expect_error() {
+  local want_rc=$1 want_text=$2
+  shift 3
+  local out err rc
+  out=$("$@" 2>"$T/stderr") && rc=0 || rc=$?
+  err=$(cat "$T/stderr")
+  local lines
+  lines=$(printf '%s' "$err" | grep -c '' || true)
+  if [ "$rc" != "$want_rc" ]; then fail "exit $rc (wanted $want_rc): $* -> $err"; return; fi
+  if [ "$lines" != 1 ]; then fail "$lines stderr lines (wanted 1): $* -> $err"; return; fi
+  case "$err" in *"$want_text"*) ;; *) fail "stderr lacks '$want_text': $* -> $err"; return ;; esac
+  if [ -n "$out" ]; then fail "stdout not empty: $* -> $out"; return; fi
+  if compgen -G "$T/*.json*" >/dev/null || compgen -G "$T/*.md" >/dev/null; then
+    fail "left files behind: $* -> $(ls "$T")"; rm -f "$T"/*.json* "$T"/*.md; return
+  fi
+  pass
+}
+
+# Prints "allocator<TAB>threads<TAB>status<TAB>reason" per measured cell, after validating the
+# results file against results/schema.json (exit 1 with the violations otherwise).
+cells_of() { /usr/bin/python3 "$VALIDATOR" "$SCHEMA" "$1"; }
+
+finish() {
+  echo "$checks passed, $failures failed"
+  [ "$failures" -eq 0 ]
+}
+
+# Small parameters so that every cell takes well under a second.
+TINY=(--slots 65536 --iterations 200000 --max-size-exp 12)

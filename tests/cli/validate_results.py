@@ -1,0 +1,30 @@
+#!/usr/bin/python3
+"""Validate an allocstress results file against results/schema.json, then print one line per
+iteration entry: allocator, threads, status, reason (tab-separated), for the CLI tests to check.
+Usage: validate_results.py SCHEMA RESULTS"""
+import json
+import sys
+
+import jsonschema
+
+
+def main() -> int:
+    schema_path, results_path = sys.argv[1], sys.argv[2]
+    with open(schema_path) as f:
+        schema = json.load(f)
+    with open(results_path) as f:
+        results = json.load(f)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(results), key=lambda e: list(e.path))
+    for e in errors[:20]:
+        print(f"schema violation at {'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
+    if errors:
+        return 1
+    for e in results["benchmarks"]:
+        if e["run_type"] == "iteration":
+            print(f'{e["allocator"]}\t{e["threads"]}\t{e["status"]}\t{e.get("reason") or ""}')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

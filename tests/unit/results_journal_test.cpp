@@ -1,0 +1,71 @@
+// ResultsJournal: durable appends, reading back for resume, torn last lines, and atomic writes.
+#include "harness/results_journal.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace allocstress {
+namespace {
+
+namespace fs = std::filesystem;
+
+class JournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("allocstress-journal-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path dir;
+};
+
+TEST_F(JournalTest, RecordsSurviveReopening) {
+  const fs::path p = dir / "r.journal.jsonl";
+  {
+    auto j = ResultsJournal::create(p, {{"plan", 1}});
+    j.append("a", {{"status", "ok"}});
+    j.append("b", {{"status", "failed"}});
+  }
+  auto j = ResultsJournal::open_existing(p);
+  EXPECT_EQ(j.header()["plan"], 1);
+  ASSERT_EQ(j.records().size(), 2u);
+  EXPECT_EQ(j.records().at("b")["status"], "failed");
+}
+
+TEST_F(JournalTest, TornLastLineIsIgnored) {
+  const fs::path p = dir / "r.journal.jsonl";
+  {
+    auto j = ResultsJournal::create(p, {{"plan", 1}});
+    j.append("a", {{"status", "ok"}});
+  }
+  std::ofstream(p, std::ios::app) << R"({"type":"cell","key":"b","rec)";
+  EXPECT_EQ(ResultsJournal::open_existing(p).records().size(), 1u);
+}
+
+TEST_F(JournalTest, RefusesToOverwriteAnExistingJournal) {
+  const fs::path p = dir / "r.journal.jsonl";
+  ResultsJournal::create(p, {});
+  EXPECT_THROW(ResultsJournal::create(p, {}), std::runtime_error);
+}
+
+TEST_F(JournalTest, MissingOrForeignJournalIsAClearError) {
+  EXPECT_THROW(ResultsJournal::open_existing(dir / "none.jsonl"), std::runtime_error);
+  std::ofstream(dir / "foreign.jsonl") << "{\"hello\": 1}\n";
+  EXPECT_THROW(ResultsJournal::open_existing(dir / "foreign.jsonl"), std::runtime_error);
+}
+
+TEST_F(JournalTest, AtomicWriteLeavesNoTemporaryFile) {
+  const fs::path p = dir / "out.json";
+  write_file_atomically(p, "first");
+  write_file_atomically(p, "second");
+  std::ifstream in(p);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "second");
+  EXPECT_FALSE(fs::exists(dir / "out.json.tmp"));
+  EXPECT_THROW(write_file_atomically(dir / "no-such-dir" / "x.json", "x"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace allocstress

@@ -1,0 +1,70 @@
+// Baseline subtraction, aggregates and the op-stream check on hand-made records.
+#include "harness/results_summary.hpp"
+
+#include <gtest/gtest.h>
+
+namespace allocstress {
+namespace {
+
+using Json = nlohmann::json;
+
+Json rec(const std::string& allocator, unsigned threads, unsigned rep, double cycles, const std::string& hash = "0x1") {
+  return {{"name", "alloc-test/" + allocator + "/threads:" + std::to_string(threads)},
+          {"workload", "alloc-test"}, {"allocator", allocator}, {"threads", threads}, {"repetition_index", rep},
+          {"status", "ok"}, {"cycles_per_pair", cycles}, {"ns_per_pair", cycles / 2}, {"op_stream_hash", hash},
+          {"warnings", Json::array()}};
+}
+
+TEST(ResultsSummary, NetCostSubtractsTheMatchingBaselineRepetition) {
+  std::vector<Json> r = {rec("void", 1, 0, 100), rec("void", 1, 1, 110), rec("system", 1, 0, 150), rec("system", 1, 1, 170)};
+  attach_net_costs(r);
+  EXPECT_DOUBLE_EQ(r[2]["net_cycles_per_pair"].get<double>(), 50);
+  EXPECT_DOUBLE_EQ(r[3]["net_cycles_per_pair"].get<double>(), 60);
+  EXPECT_DOUBLE_EQ(r[3]["net_ns_per_pair"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(r[0]["net_cycles_per_pair"].get<double>(), 0);
+}
+
+TEST(ResultsSummary, MissingBaselineGivesNullAndAWarning) {
+  std::vector<Json> r = {rec("void", 1, 0, 100), rec("system", 2, 0, 150)};
+  r[0]["status"] = "failed";
+  attach_net_costs(r);
+  EXPECT_TRUE(r[1]["net_cycles_per_pair"].is_null());
+  EXPECT_EQ(r[1]["warnings"].size(), 1u);
+}
+
+TEST(ResultsSummary, AggregatesAndSpeedVsSystem) {
+  std::vector<Json> r;
+  const double sys[] = {150, 160, 170}, je[] = {120, 125, 140};
+  for (unsigned i = 0; i < 3; ++i) {
+    r.push_back(rec("void", 1, i, 100));
+    r.push_back(rec("system", 1, i, sys[i]));
+    r.push_back(rec("jemalloc", 1, i, je[i]));
+  }
+  r.push_back(rec("jemalloc", 1, 3, 0));
+  r.back()["status"] = "failed";  // failed repetitions are not aggregated
+  attach_net_costs(r);
+  const auto agg = aggregate_entries(r);
+  ASSERT_EQ(agg.size(), 12u);  // 3 allocators x median/min/max/cv
+  const Json* je_median = nullptr;
+  for (const auto& e : agg)
+    if (e["allocator"] == "jemalloc" && e["aggregate_name"] == "median") je_median = &e;
+  ASSERT_NE(je_median, nullptr);
+  EXPECT_EQ((*je_median)["repetitions"], 3);
+  EXPECT_DOUBLE_EQ((*je_median)["net_cycles_per_pair"].get<double>(), 25);
+  EXPECT_DOUBLE_EQ((*je_median)["speed_vs_system"].get<double>(), 60.0 / 25.0);
+  for (const auto& e : agg)
+    if (e["allocator"] == "void" && e["aggregate_name"] == "median") {
+      EXPECT_TRUE(e["speed_vs_system"].is_null());
+    }
+}
+
+TEST(ResultsSummary, DetectsAllocatorDependentOperationStreams) {
+  std::vector<Json> same = {rec("void", 1, 0, 1, "0xa"), rec("system", 1, 0, 2, "0xa")};
+  EXPECT_TRUE(op_stream_mismatches(same).empty());
+  std::vector<Json> differ = {rec("void", 1, 0, 1, "0xa"), rec("system", 1, 0, 2, "0xb")};
+  ASSERT_EQ(op_stream_mismatches(differ).size(), 1u);
+  EXPECT_NE(op_stream_mismatches(differ)[0].find("system=0xb"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace allocstress

@@ -61,6 +61,8 @@ PhaseMeasurement measure_alloc_test(const AllocTestParams& p, const Topology& to
       sync.arrive_and_wait();  // 3: done
       sync.arrive_and_wait();  // 4: peak read; tear down
       release_all_slots(alloc, slots.span());
+      sync.arrive_and_wait();  // 5: all blocks freed, harness memory still in place
+      sync.arrive_and_wait();  // 6: RSS after free read
     });
   }
   sync.arrive_and_wait();  // 1
@@ -77,8 +79,10 @@ PhaseMeasurement measure_alloc_test(const AllocTestParams& p, const Topology& to
   m.peak_rss = peak_rss_bytes().value_or(0);
   m.rss_end = current_rss_bytes().value_or(0);
   sync.arrive_and_wait();  // 4
+  sync.arrive_and_wait();  // 5
+  m.rss_after_free = current_rss_bytes().value_or(0);  // comparable with rss_before: same harness memory
+  sync.arrive_and_wait();  // 6
   for (auto& t : workers) t.join();
-  m.rss_after_free = current_rss_bytes().value_or(0);
   m.wall_ns = wall1 - wall0;
   m.counter_ticks = ticks1 - ticks0;
   return m;
@@ -165,7 +169,6 @@ nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocato
       {"ns_per_op", ns_per_op},
       {"ns_per_pair", ns_per_op * 2},
       {"tsc_hz", tsc_hz},
-      {"tsc_calibration_ns", m.wall_ns},
       {"mallocs", total.mallocs},
       {"frees", total.frees},
       {"ops", ops},
@@ -185,7 +188,7 @@ nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocato
       {"user_time_ns", m.usage.user_time_ns},
       {"system_time_ns", m.usage.system_time_ns},
       {"op_stream_hash", hex64(combined_hash)},
-      {"read_checksum", total.read_checksum},
+      {"read_checksum", hex64(total.read_checksum)},
       {"warnings", warnings}};
   return rec;
 }

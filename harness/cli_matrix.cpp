@@ -102,7 +102,8 @@ int MatrixCommand::execute(const std::string& command_line) {
       }
     }();
     const MatrixPlan plan = MatrixPlan::from_json(journal.header().at("plan"));
-    return run_matrix(plan, journal, {results, table_path_for(results)}, exe);
+    const nlohmann::json resumed = {{"resumed", {{"date", iso_utc_now()}, {"command_line", command_line}}}};
+    return run_matrix(plan, journal, {results, table_path_for(results)}, exe, resumed);
   }
 
   Preset p;

@@ -4,7 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -50,14 +50,14 @@ bool has_cpu_flag(const std::string& flags, const std::string& flag) {
   return false;
 }
 
+}  // namespace
+
 std::string iso_utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
-
-}  // namespace
 
 std::string first_line_of_command(const std::string& command) {
   FILE* p = popen((command + " 2>/dev/null").c_str(), "r");
@@ -116,16 +116,18 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
     commit += "-dirty";
 
   const std::string mhz = cpuinfo_field("cpu MHz");
+  const nlohmann::json topo = topology.summary();
+  std::error_code ec;
   return {{"date", iso_utc_now()},
           {"host_name", host},
-          {"executable", first_line_of_command("readlink -f /proc/" + std::to_string(getpid()) + "/exe")},
+          {"executable", std::filesystem::read_symlink("/proc/self/exe", ec).string()},
           {"command_line", command_line},
           {"num_cpus", topology.pu_count()},
           {"mhz_per_cpu", mhz.empty() ? 0 : std::stoi(mhz)},
           {"cpu_model", cpuinfo_field("model name")},
           {"cpu_scaling_enabled", governor.rfind("n/a", 0) != 0 && governor != "performance"},
-          {"caches", topology.summary()["caches"]},
-          {"topology", topology.summary()},
+          {"caches", topo.at("caches")},
+          {"topology", topo},
           {"kernel", std::string(u.sysname) + " " + u.release + " " + u.version},
           {"thp_mode", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/enabled"))},
           {"thp_defrag", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/defrag"))},
@@ -140,7 +142,11 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
           {"git_commit", commit},
           {"build_type", ALLOCSTRESS_BUILD_TYPE},
           {"library_build_type", optimised ? "release" : "debug"},
-          {"compiler", __VERSION__},
+#if defined(__clang__)
+          {"compiler", "clang " __VERSION__},
+#else
+          {"compiler", "gcc " __VERSION__},
+#endif
           {"allocstress_version", ALLOCSTRESS_VERSION},
           {"warnings", warnings}};
 }

@@ -14,6 +14,9 @@ namespace allocstress {
 // governor not 'performance', ...) are listed in context["warnings"].
 nlohmann::json machine_context(const Topology& topology, const std::string& command_line);
 
+// The current time as ISO 8601 UTC, e.g. 2026-11-22T07:42:52Z.
+std::string iso_utc_now();
+
 // Output of a shell command's first line, trimmed; "" on failure.  For read-only probes only.
 std::string first_line_of_command(const std::string& command);
 

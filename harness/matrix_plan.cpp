@@ -45,10 +45,12 @@ nlohmann::json MatrixPlan::to_json() const {
   nlohmann::json allocs = nlohmann::json::array(), excl = nlohmann::json::array();
   for (const auto& a : allocators) allocs.push_back(allocstress::to_json(a));
   for (const auto& e : excluded) excl.push_back({{"allocator", allocstress::to_json(e.spec)}, {"status", e.status}, {"reason", e.reason}});
+  nlohmann::json plan_params = params_json(params);
+  plan_params.erase("slots_per_thread");  // depends on the thread count: given per cell
   return {{"preset", preset},
           {"manifest", manifest},
           {"workload", kAllocTestWorkload},
-          {"params", params_json(params)},
+          {"params", plan_params},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
           {"oversubscribe", placement.oversubscribe},

@@ -65,7 +65,8 @@ std::vector<std::string> cell_command(const std::string& executable, const Matri
   return argv;
 }
 
-int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable) {
+int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable,
+               const nlohmann::json& context_additions) {
   const auto cells = plan.cells();
   const std::size_t total = cells.size();
   std::size_t done = journal.records().size();
@@ -100,7 +101,9 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
 
   std::vector<nlohmann::json> records;
   for (const auto& cell : cells) records.push_back(journal.records().at(cell.key));
-  const nlohmann::json results = assemble_results(journal.header().at("context"), plan, std::move(records));
+  nlohmann::json context = journal.header().at("context");
+  context.update(context_additions);
+  const nlohmann::json results = assemble_results(std::move(context), plan, std::move(records));
   const std::string table = markdown_table(results);
   write_file_atomically(outputs.results_json, results.dump(2) + "\n");
   write_file_atomically(outputs.table_md, table);

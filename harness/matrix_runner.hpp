@@ -23,7 +23,9 @@ std::filesystem::path table_path_for(const std::filesystem::path& results_json);
 std::vector<std::string> cell_command(const std::string& executable, const MatrixPlan& plan, const MatrixCell& cell);
 
 // Returns 0 when every cell has a record (failed cells included: they are results too), 130 when
-// interrupted (the journal keeps what finished; `--resume` continues).
-int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable);
+// interrupted (the journal keeps what finished; `--resume` continues).  `context_additions` are
+// merged into the journal's context in the results (e.g. who resumed the run, and when).
+int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable,
+               const nlohmann::json& context_additions = nlohmann::json::object());
 
 }  // namespace allocstress

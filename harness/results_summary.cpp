@@ -1,6 +1,7 @@
 // Baseline subtraction, aggregation over repetitions, and the op-stream consistency check.
 #include "results_summary.hpp"
 
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -67,11 +68,13 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   for (const auto& key : order) {
     const auto& group = groups[key];
     const Json& first = *group.front();
-    Json base = {{"name", first.at("name")}, {"run_name", first.at("name")}, {"run_type", "aggregate"},
+    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"},
                  {"workload", first.at("workload")}, {"allocator", key.first}, {"threads", key.second},
-                 {"repetitions", group.size()}, {"status", "ok"}, {"time_unit", "ns"}};
+                 {"repetitions", first.value("repetitions", group.size())}, {"repetitions_ok", group.size()},
+                 {"status", "ok"}, {"time_unit", "ns"}};
     for (const char* stat : {"median", "min", "max", "cv"}) {
       Json e = base;
+      e["name"] = first.at("name").get<std::string>() + "_" + stat;  // Google Benchmark's aggregate naming
       e["aggregate_name"] = stat;
       e["aggregate_unit"] = std::string(stat) == "cv" ? "percentage" : "time";
       for (const char* metric : kAggregatedMetrics) {
@@ -84,7 +87,8 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
         }
         const Summary s = summarise(values);
         const std::string st = stat;
-        e[metric] = st == "median" ? s.median : st == "min" ? s.min : st == "max" ? s.max : s.cv;
+        const double v = st == "median" ? s.median : st == "min" ? s.min : st == "max" ? s.max : s.cv;
+        e[metric] = std::isnan(v) ? Json(nullptr) : Json(v);  // cv of values with mean 0 is undefined
       }
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
@@ -97,7 +101,7 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   for (const auto& [key, index] : median_index) {
     Json& e = out[index];
     const auto ref = reference_net.find(key.second);
-    const bool usable = ref != reference_net.end() && e["net_cycles_per_pair"].is_number() &&
+    const bool usable = ref != reference_net.end() && ref->second > 0 && e["net_cycles_per_pair"].is_number() &&
                         e["net_cycles_per_pair"].get<double>() > 0 && key.first != kBaselineAllocator;
     e["speed_vs_system"] = usable ? Json(ref->second / e["net_cycles_per_pair"].get<double>()) : Json(nullptr);
   }

@@ -9,7 +9,7 @@ namespace allocstress {
 
 struct Summary {
   double median = 0, min = 0, max = 0;
-  double cv = 0;  // sample standard deviation / |mean|; 0 for fewer than two values or mean 0
+  double cv = 0;  // sample standard deviation / |mean|; 0 for one value; NaN (undefined) when the mean is 0
   std::size_t count = 0;
 };
 
@@ -29,7 +29,7 @@ inline Summary summarise(std::vector<double> values) {
     double ss = 0;
     for (double v : values) ss += (v - mean) * (v - mean);
     const double sd = std::sqrt(ss / double(n - 1));
-    s.cv = mean != 0 ? sd / std::fabs(mean) : 0.0;
+    s.cv = mean != 0 ? sd / std::fabs(mean) : std::nan("");
   }
   return s;
 }

@@ -11,11 +11,12 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { checks=$((checks + 1)); }
 
 # expect_error RC SUBSTRING -- COMMAND...: the command exits RC, writes exactly one line to
-# stderr containing SUBSTRING, nothing to stdout, and leaves no results file or journal in $T.
+# stderr containing SUBSTRING, nothing to stdout, and creates no file (results, journal) in $T.
 expect_error() {
   local want_rc=$1 want_text=$2
   shift 3
-  local out err rc
+  local out err rc before
+  before=$(ls -A "$T")
   out=$("$@" 2>"$T/stderr") && rc=0 || rc=$?
   err=$(cat "$T/stderr")
   local lines
@@ -24,8 +25,8 @@ expect_error() {
   if [ "$lines" != 1 ]; then fail "$lines stderr lines (wanted 1): $* -> $err"; return; fi
   case "$err" in *"$want_text"*) ;; *) fail "stderr lacks '$want_text': $* -> $err"; return ;; esac
   if [ -n "$out" ]; then fail "stdout not empty: $* -> $out"; return; fi
-  if compgen -G "$T/*.json*" >/dev/null || compgen -G "$T/*.md" >/dev/null; then
-    fail "left files behind: $* -> $(ls "$T")"; rm -f "$T"/*.json* "$T"/*.md; return
+  if [ "$(ls -A "$T" | grep -vx stderr)" != "$(grep -vx stderr <<<"$before")" ]; then
+    fail "left files behind: $* -> $(ls "$T")"; return
   fi
   pass
 }

@@ -22,6 +22,8 @@ TEST(Statistics, SingleValueHasNoSpread) {
   EXPECT_EQ(s.cv, 0);
 }
 
+TEST(Statistics, CvOfZeroMeanIsUndefined) { EXPECT_TRUE(std::isnan(summarise({-1, 1}).cv)); }
+
 TEST(Statistics, CvUsesAbsoluteMean) { EXPECT_NEAR(summarise({-1, -3}).cv, std::sqrt(2.0) / 2.0, 1e-12); }
 
 }  // namespace

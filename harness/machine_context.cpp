@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "perf_counters.hpp"
+#include "sanitizer_build.hpp"
 #include "tsc.hpp"
 
 namespace allocstress {
@@ -107,7 +108,7 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
   warnings.push_back("this is a debug build (assertions on): figures are not representative");
 #endif
 #ifdef ALLOCSTRESS_SANITIZED
-  warnings.push_back("this build has sanitizers (ASan/UBSan): figures are not representative");
+  warnings.push_back("this build has a sanitizer (ASan or TSan): figures are not representative");
 #endif
 
   std::string commit = first_line_of_command("git -C '" ALLOCSTRESS_SOURCE_DIR "' rev-parse HEAD");

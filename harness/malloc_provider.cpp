@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "sanitizer_build.hpp"
+
 namespace allocstress {
 
 namespace {

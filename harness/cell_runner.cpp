@@ -4,6 +4,7 @@
 #include <barrier>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "../allocators/in_tree_registry.hpp"
@@ -20,6 +21,7 @@ struct WorkerResult {
   AllocTestThreadOutcome outcome;
   std::uint64_t cycles = 0;
   std::string pin_error;
+  std::string setup_error;  // non-empty: slots or allocator could not be set up; the worker idled
 };
 
 struct PhaseMeasurement {
@@ -50,17 +52,25 @@ PhaseMeasurement measure_alloc_test(const AllocTestParams& p, const Topology& to
     workers.emplace_back([&, i] {
       WorkerResult& r = m.workers[i];
       r.pin_error = topology.pin_current_thread(pus[i]);
-      SlotArray slots(p.slots_per_thread());
-      A alloc(sizes.max_size());
+      // A worker that cannot set up still walks through every barrier, so nobody deadlocks.
+      std::optional<SlotArray> slots;
+      std::optional<A> alloc;
+      try {
+        slots.emplace(p.slots_per_thread());
+        alloc.emplace(sizes.max_size());
+      } catch (const std::exception& e) {
+        r.setup_error = e.what();
+      }
+      const bool ready = r.setup_error.empty();
       WorkloadRng rng = make_thread_rng(p.seed, i);
       sync.arrive_and_wait();  // 1: ready
       sync.arrive_and_wait();  // 2: go
       const std::uint64_t c0 = cycle_counter_begin();
-      r.outcome = run_alloc_test_thread(alloc, slots.span(), picker, sizes, rng, p.iterations_per_thread, p.access);
+      if (ready) r.outcome = run_alloc_test_thread(*alloc, slots->span(), picker, sizes, rng, p.iterations_per_thread, p.access);
       r.cycles = cycle_counter_end() - c0;
       sync.arrive_and_wait();  // 3: done
       sync.arrive_and_wait();  // 4: peak read; tear down
-      release_all_slots(alloc, slots.span());
+      if (ready) release_all_slots(*alloc, slots->span());
       sync.arrive_and_wait();  // 5: all blocks freed, harness memory still in place
       sync.arrive_and_wait();  // 6: RSS after free read
     });
@@ -121,6 +131,8 @@ nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocato
     combined_hash = (combined_hash ^ w.outcome.op_stream_hash) * 0x100000001b3ULL;  // thread order matters
     cycles_total += w.cycles;
     if (!w.pin_error.empty()) pin_errors.push_back("worker " + std::to_string(i) + ": " + w.pin_error);
+    if (!w.setup_error.empty() && failure.empty())
+      failure = "worker " + std::to_string(i) + " could not set up its slots or allocator: " + w.setup_error;
     if (w.outcome.failed_allocation_bytes != 0 && failure.empty())
       failure = "allocation of " + std::to_string(w.outcome.failed_allocation_bytes) + " bytes returned nullptr (worker " +
                 std::to_string(i) + ")";

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +44,11 @@ void install_interrupt_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);  // also when a non-interactive shell started us with SIGINT ignored
+  sigaction(SIGTERM, &sa, nullptr);
+  struct sigaction hup {};
+  sigaction(SIGHUP, nullptr, &hup);
+  if (hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);  // keep nohup's SIG_IGN
 }
 
 bool interrupted() { return g_interrupted != 0; }
@@ -64,8 +69,14 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
   ChildOutcome r;
   const auto t0 = std::chrono::steady_clock::now();
   int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
     r.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    r.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
     return r;
   }
   // Everything the child needs is built before fork: after fork only async-signal-safe calls.
@@ -76,13 +87,18 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
   for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
   cenv.push_back(nullptr);
 
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     r.spawn_error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
     return r;
   }
   if (pid == 0) {
     setpgid(0, 0);
+    // Die with the matrix: an orphaned cell must not keep measuring beside a resumed matrix.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     execve(cargv[0], cargv.data(), cenv.data());
@@ -97,15 +113,17 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
   int open_fds = 2;
   bool timed_out = false;
   char buf[8192];
+  // Poll in slices of at most 200 ms, so an interrupt arriving just before poll() is seen soon.
+  constexpr int kSliceMs = 200;
   while (open_fds > 0 && !interrupted()) {
-    int wait_ms = -1;
+    int wait_ms = kSliceMs;
     if (timeout_s > 0) {
       const double left = timeout_s - seconds_since(t0);
       if (left <= 0) {
         timed_out = true;
         break;
       }
-      wait_ms = int(left * 1000) + 1;
+      wait_ms = left * 1000 < kSliceMs ? int(left * 1000) + 1 : kSliceMs;
     }
     const int n = poll(fds, 2, wait_ms);
     if (n < 0 && errno == EINTR) continue;
@@ -122,11 +140,22 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
       }
     }
   }
-  if (timed_out || interrupted()) kill(-pid, SIGKILL);
   for (auto& f : fds)
     if (f.fd >= 0) close(f.fd);
+  // The child may outlive its pipes (it could close them): wait for it under the same deadline.
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  for (bool killed = false;;) {
+    if (!killed && (timed_out || interrupted())) {
+      kill(-pid, SIGKILL);
+      killed = true;
+    }
+    const pid_t done = waitpid(pid, &status, killed ? 0 : WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    if (done == 0) {
+      if (timeout_s > 0 && seconds_since(t0) >= timeout_s) timed_out = true;
+      usleep(10'000);
+    }
   }
   r.elapsed_s = seconds_since(t0);
   if (interrupted()) {

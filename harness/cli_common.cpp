@@ -21,6 +21,14 @@ unsigned parse_count(const std::string& token, const std::string& whole) {
 
 }  // namespace
 
+// Digits only: CLI11 would otherwise read "-1" into an unsigned option as 2^64 - 1.
+const CLI::Validator kWholeNumber(
+    [](std::string& text) -> std::string {
+      if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) return "";
+      return "'" + text + "' is not a whole number >= 0";
+    },
+    "WHOLE NUMBER");
+
 std::vector<unsigned> parse_thread_list(const std::string& text) {
   std::vector<unsigned> out;
   std::stringstream items(text);
@@ -44,11 +52,11 @@ std::vector<unsigned> parse_thread_list(const std::string& text) {
 void WorkloadOptions::add_to(CLI::App& app) {
   tracked = {
       app.add_option("--workload", workload, "Workload to run (accepted: alloc-test)"),
-      app.add_option("--slots", slots, "Total slots, split equally across threads"),
-      app.add_option("--max-size-exp", max_size_exp, "E: block sizes are < 2^E (accepted: 3..28)"),
-      app.add_option("--iterations", iterations, "Iterations per thread"),
+      app.add_option("--slots", slots, "Total slots, split equally across threads")->check(kWholeNumber),
+      app.add_option("--max-size-exp", max_size_exp, "E: block sizes are < 2^E (accepted: 3..28)")->check(kWholeNumber),
+      app.add_option("--iterations", iterations, "Iterations per thread")->check(kWholeNumber),
       app.add_option("--access", access, "Memory access per block: none, write, write_read"),
-      app.add_option("--seed", seed, "Seed of the operation stream"),
+      app.add_option("--seed", seed, "Seed of the operation stream")->check(kWholeNumber),
       app.add_option("--placement", placement, "Thread placement: compact (default) or scatter"),
   };
   app.add_flag("--reserve-os-pu", reserve_os_pu, "Leave the last PU free for the OS");

@@ -22,6 +22,9 @@ struct UsageError : std::runtime_error {
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCellFailed = 3;
 
+// Accepts only unsigned decimal numbers (no sign, no exponent).
+extern const CLI::Validator kWholeNumber;
+
 // "1,2,4", "1-4", "1-3,8" -> sorted unique counts.  Throws UsageError on 0, junk or an empty list.
 std::vector<unsigned> parse_thread_list(const std::string& text);
 

@@ -65,7 +65,7 @@ fs::path newest_journal() {
 // Checks in a fresh process that malloc resolves into the allocator's library; "" when it does.
 std::string preflight(const std::string& exe, const AllocatorSpec& a, const std::string& manifest) {
   std::vector<std::string> argv = {exe, "run", "--verify-only", "--manifest", manifest, "--allocator",
-                                   a.origin == "command line" ? a.name + "=" + a.library : a.name};
+                                   a.origin == "command line" ? a.name + "=" + a.library_path : a.name};
   const ChildOutcome o = run_child(argv, preload_environment(a), 60);
   return o.succeeded() ? "" : describe_failure(o, 60);
 }
@@ -79,7 +79,7 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)");
   cmd->add_option("--allocator", user_libraries, "Add a drop-in allocator NAME=/path/lib.so (repeatable)");
   cmd->add_option("--threads", threads, "Thread counts: 1,2,4 or 1-4 (default 1..usable PUs)");
-  cmd->add_option("--reps", reps, "Repetitions per cell (default 5)");
+  cmd->add_option("--reps", reps, "Repetitions per cell (default 5)")->check(kWholeNumber);
   cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds (default: quick 120, study 3600)");
   cmd->add_flag("--resume", resume, "Continue an interrupted matrix from its journal (the plan comes from the journal)");
   cmd->add_flag("--force", force, "Overwrite an existing results file");
@@ -101,7 +101,13 @@ int MatrixCommand::execute(const std::string& command_line) {
         throw UsageError(e.what());
       }
     }();
-    const MatrixPlan plan = MatrixPlan::from_json(journal.header().at("plan"));
+    const MatrixPlan plan = [&] {
+      try {
+        return MatrixPlan::from_json(journal.header().value("plan", nlohmann::json()));
+      } catch (const std::runtime_error& e) {
+        throw UsageError("journal " + journal_path_for(results).string() + ": " + e.what());
+      }
+    }();
     const nlohmann::json resumed = {{"resumed", {{"date", iso_utc_now()}, {"command_line", command_line}}}};
     return run_matrix(plan, journal, {results, table_path_for(results)}, exe, resumed);
   }
@@ -121,7 +127,8 @@ int MatrixCommand::execute(const std::string& command_line) {
   plan.repetitions = cmd->count("--reps") ? reps : p.repetitions;
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = cmd->count("--timeout") ? timeout_s : p.cell_timeout_s;
-  if (plan.cell_timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
+  if (!(plan.cell_timeout_s > 0 && plan.cell_timeout_s <= 1e6))
+    throw UsageError("--timeout must be a number of seconds in (0, 1000000]");
 
   const Topology topology;
   const unsigned usable = topology.usable_pu_count(plan.placement.reserve_os_pu);
@@ -144,7 +151,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   }
 
   const AllocatorCatalog catalog = load_catalog(workload.manifest, user_libraries);
-  plan.manifest = catalog.manifest_path().string();
+  plan.manifest = fs::absolute(catalog.manifest_path()).string();  // --resume may start elsewhere
   std::vector<std::string> wanted;
   const bool explicit_list = !allocators.empty();
   if (explicit_list) {
@@ -185,6 +192,8 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (plan.allocators.size() < 2) std::cerr << "note: only the void baseline will run\n";
 
   const fs::path results = out.empty() ? default_output(plan.preset) : fs::path(out);
+  if (results.extension() != ".json")
+    throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
   if (fs::exists(results) && !force)
     throw UsageError("results file " + results.string() + " already exists (pass --force to overwrite, or choose another --out)");
   if (fs::exists(journal_path_for(results)))

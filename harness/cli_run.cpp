@@ -11,6 +11,7 @@
 #include "cli_commands.hpp"
 #include "malloc_provider.hpp"
 #include "presets.hpp"
+#include "results_journal.hpp"
 
 namespace allocstress {
 
@@ -81,11 +82,11 @@ int RunCommand::execute(char** argv) {
     return kExitCellFailed;
   }
   if (verify_only) {
-    std::cout << nlohmann::json{{"allocator", spec->name}, {"malloc_provider", malloc_provider_path()}}.dump() << "\n";
+    std::cout << json_text({{"allocator", spec->name}, {"malloc_provider", malloc_provider_path()}}) << "\n";
     return 0;
   }
   const nlohmann::json record = run_cell_here(cell, *spec, topology, pus);
-  std::cout << record.dump() << std::endl;
+  std::cout << json_text(record) << std::endl;
   if (record["status"] != "ok") {
     std::cerr << "allocstress: error: cell failed: " << record["reason"].get<std::string>() << "\n";
     return kExitCellFailed;

@@ -14,6 +14,8 @@
 #include "sanitizer_build.hpp"
 #include "tsc.hpp"
 
+extern char** environ;
+
 namespace allocstress {
 
 namespace {
@@ -72,10 +74,32 @@ std::string first_line_of_command(const std::string& command) {
   return s;
 }
 
+nlohmann::json allocator_environment() {
+  static const char* const kPrefixes[] = {"MALLOC_", "GLIBC_TUNABLES", "MIMALLOC_", "TCMALLOC_", "HEAPPROFILE",
+                                          "JE_MALLOC_CONF", "TBB_", "LD_LIBRARY_PATH", "LD_BIND_NOW"};
+  nlohmann::json env = nlohmann::json::object();
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const auto eq = entry.find('=');
+    const std::string name = entry.substr(0, eq);
+    for (const char* prefix : kPrefixes)
+      if (name.rfind(prefix, 0) == 0) env[name] = eq == std::string::npos ? "" : entry.substr(eq + 1);
+  }
+  return env;
+}
+
 nlohmann::json machine_context(const Topology& topology, const std::string& command_line) {
   nlohmann::json warnings = nlohmann::json::array();
   utsname u{};
   uname(&u);
+  int kernel_major = 0, kernel_minor = 0;
+  std::sscanf(u.release, "%d.%d", &kernel_major, &kernel_minor);
+  if (kernel_major < 6 || (kernel_major == 6 && kernel_minor < 2))
+    warnings.push_back(std::string("kernel ") + u.release + " batches RSS counter updates per thread (up to 64 pages "
+                       "before Linux 6.2): RSS figures can lag by that much per thread");
+  const nlohmann::json tuning = allocator_environment();
+  if (!tuning.empty())
+    warnings.push_back("allocator tuning variables are set (see allocator_environment): every cell inherits them");
   char host[256] = {};
   gethostname(host, sizeof host - 1);
 
@@ -141,6 +165,7 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
           {"tsc_invariant", constant_tsc && nonstop_tsc},
           {"load_avg_1min", load1},
           {"git_commit", commit},
+          {"allocator_environment", tuning},
           {"build_type", ALLOCSTRESS_BUILD_TYPE},
           {"library_build_type", optimised ? "release" : "debug"},
 #if defined(__clang__)

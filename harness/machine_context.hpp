@@ -14,6 +14,10 @@ namespace allocstress {
 // governor not 'performance', ...) are listed in context["warnings"].
 nlohmann::json machine_context(const Topology& topology, const std::string& command_line);
 
+// Environment variables that tune allocators or the loader (MALLOC_*, GLIBC_TUNABLES, MIMALLOC_*,
+// TCMALLOC_*, ...): cells inherit them, so they belong with the results.
+nlohmann::json allocator_environment();
+
 // The current time as ISO 8601 UTC, e.g. 2026-11-22T07:42:52Z.
 std::string iso_utc_now();
 

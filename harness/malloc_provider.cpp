@@ -30,14 +30,16 @@ std::string libc_path() {
 
 }  // namespace
 
-std::string malloc_provider_path() {
-  void* sym = dlsym(RTLD_DEFAULT, "malloc");
+std::string symbol_provider_path(const char* symbol) {
+  void* sym = dlsym(RTLD_DEFAULT, symbol);
   Dl_info info{};
   if (sym == nullptr || dladdr(sym, &info) == 0 || info.dli_fname == nullptr) return "(unresolved)";
   std::error_code ec;
   const auto canonical = std::filesystem::canonical(info.dli_fname, ec);
   return ec ? std::string(info.dli_fname) : canonical.string();
 }
+
+std::string malloc_provider_path() { return symbol_provider_path("malloc"); }
 
 std::string required_preload(const AllocatorSpec& spec) {
   if (spec.kind != AllocatorKind::drop_in || spec.library_path == libc_path()) return "";
@@ -56,7 +58,14 @@ std::string verify_malloc_provider(const AllocatorSpec& spec) {
   const bool preloads = !required_preload(spec).empty();
   const std::string expected = preloads ? spec.library_path : libc_path();
   const std::string actual = malloc_provider_path();
-  if (actual == expected) return "";
+  if (actual == expected) {
+    // A library that replaced malloc but not its partners would corrupt the heap: check them too.
+    for (const char* partner : {"free", "calloc", "realloc", "posix_memalign"})
+      if (const std::string other = symbol_provider_path(partner); other != actual)
+        return std::string(partner) + " resolves to " + other + " but malloc to " + actual + " for allocator '" +
+               spec.name + "' (the library replaces only part of the malloc family)";
+    return "";
+  }
 #ifdef ALLOCSTRESS_SANITIZED
   // Sanitizer builds: the sanitizer runtime interposes malloc ahead of libc by design.
   if (!preloads && actual.find("san.so") != std::string::npos) return "";

@@ -12,6 +12,8 @@ namespace allocstress {
 
 // Canonical path of the object that defines the `malloc` this process calls.
 std::string malloc_provider_path();
+// The same for any dynamic symbol ("(unresolved)" when there is none).
+std::string symbol_provider_path(const char* symbol);
 
 // The value LD_PRELOAD must have for `spec` ("" = nothing preloaded): a drop-in whose library
 // already provides malloc without preloading (glibc's libc) needs none.
@@ -22,8 +24,9 @@ std::string required_preload(const AllocatorSpec& spec);
 EnvironmentChanges preload_environment(const AllocatorSpec& spec);
 inline constexpr const char* kCellPreloadMarker = "ALLOCSTRESS_CELL_PRELOAD";
 
-// "" when malloc resolves into the library `spec` expects (libc for in-tree allocators), else one
-// line naming what malloc resolved to and what was expected.
+// "" when malloc resolves into the library `spec` expects (libc for in-tree allocators) and free,
+// calloc, realloc and posix_memalign resolve into the same object; else one line naming what
+// resolved where and what was expected.
 std::string verify_malloc_provider(const AllocatorSpec& spec);
 
 }  // namespace allocstress

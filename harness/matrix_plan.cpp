@@ -10,7 +10,7 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
   for (unsigned rep = 0; rep < repetitions; ++rep)
     for (unsigned t : thread_counts)
       for (const auto& a : allocators) {
-        CellSpec spec{a.name, a.origin == "command line" ? a.library : "", kAllocTestWorkload, params, placement};
+        CellSpec spec{a.name, a.origin == "command line" ? a.library_path : "", kAllocTestWorkload, params, placement};
         spec.params.threads = spec.placement.threads = t;
         out.push_back({a.name + "/threads:" + std::to_string(t) + "/rep:" + std::to_string(rep), spec, rep});
       }

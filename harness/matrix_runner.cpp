@@ -105,7 +105,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   context.update(context_additions);
   const nlohmann::json results = assemble_results(std::move(context), plan, std::move(records));
   const std::string table = markdown_table(results);
-  write_file_atomically(outputs.results_json, results.dump(2) + "\n");
+  write_file_atomically(outputs.results_json, json_text(results, 2) + "\n");
   write_file_atomically(outputs.table_md, table);
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);

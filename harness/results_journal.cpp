@@ -2,6 +2,7 @@
 #include "results_journal.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,22 @@ namespace {
   throw std::runtime_error(what + " " + path.string() + ": " + std::strerror(errno));
 }
 
+// Makes a directory entry (a created or renamed file) durable, not only the file's contents.
+void fsync_parent_directory(const fs::path& path) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: some file systems do not allow opening directories
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// One running matrix per journal: a second one (e.g. a bare --resume) is refused.
+void lock_or_refuse(int fd, const fs::path& path) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
+  ::close(fd);
+  throw std::runtime_error("journal " + path.string() + " is in use by another running allocstress matrix");
+}
+
 void write_all(int fd, const std::string& text, const fs::path& path) {
   std::size_t done = 0;
   while (done < text.size()) {
@@ -31,9 +48,15 @@ void write_all(int fd, const std::string& text, const fs::path& path) {
 
 }  // namespace
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 ResultsJournal ResultsJournal::create(const fs::path& path, const nlohmann::json& header) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) fail(path, "cannot create journal");
+  lock_or_refuse(fd, path);
+  fsync_parent_directory(path);
   ResultsJournal j(path, fd);
   j.header_ = header;
   j.write_line({{"type", "header"}, {"header", header}});
@@ -41,27 +64,42 @@ ResultsJournal ResultsJournal::create(const fs::path& path, const nlohmann::json
 }
 
 ResultsJournal ResultsJournal::open_existing(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) throw std::runtime_error("nothing to resume: no journal " + path.string());
+    fail(path, "cannot open journal");
+  }
+  lock_or_refuse(fd, path);
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("nothing to resume: cannot read journal " + path.string());
   nlohmann::json header;
   std::map<std::string, nlohmann::json> records;
   std::string line;
-  for (int lineno = 1; std::getline(in, line); ++lineno) {
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      if (in.peek() == EOF) break;  // torn last line: the cell it held will run again
-      throw std::runtime_error("journal " + path.string() + " line " + std::to_string(lineno) + " is not JSON");
+  off_t complete_bytes = 0;  // length of the prefix made of whole, parsable lines
+  try {
+    for (int lineno = 1; std::getline(in, line); ++lineno) {
+      nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      const bool had_newline = !in.eof();
+      if (j.is_discarded() || !had_newline) {
+        if (in.peek() == EOF) break;  // torn last line: cut below; the cell it held runs again
+        throw std::runtime_error("journal " + path.string() + " line " + std::to_string(lineno) + " is not JSON");
+      }
+      if (lineno == 1) {
+        if (j.value("type", "") != "header") throw std::runtime_error("journal " + path.string() + " has no header line");
+        header = j.at("header");
+      } else if (j.value("type", "") == "cell") {
+        records[j.at("key").get<std::string>()] = j.at("record");
+      }
+      complete_bytes += off_t(line.size() + 1);
     }
-    if (lineno == 1) {
-      if (j.value("type", "") != "header") throw std::runtime_error("journal " + path.string() + " has no header line");
-      header = j.at("header");
-    } else if (j.value("type", "") == "cell") {
-      records[j.at("key").get<std::string>()] = j.at("record");
-    }
+    if (header.is_null()) throw std::runtime_error("journal " + path.string() + " is empty");
+  } catch (const nlohmann::json::exception& e) {
+    ::close(fd);
+    throw std::runtime_error("journal " + path.string() + " is not an allocstress journal: " + e.what());
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
-  if (header.is_null()) throw std::runtime_error("journal " + path.string() + " is empty");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot append to journal");
+  if (::ftruncate(fd, complete_bytes) != 0) fail(path, "cannot cut the torn last line of journal");
   ResultsJournal j(path, fd);
   j.header_ = std::move(header);
   j.records_ = std::move(records);
@@ -78,7 +116,7 @@ ResultsJournal::~ResultsJournal() {
 }
 
 void ResultsJournal::write_line(const nlohmann::json& line) {
-  write_all(fd_, line.dump() + "\n", path_);
+  write_all(fd_, json_text(line) + "\n", path_);
   if (::fsync(fd_) != 0) fail(path_, "cannot fsync journal");
 }
 
@@ -104,6 +142,7 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
     ::unlink(tmp.c_str());
     fail(path, "cannot rename temporary file onto");
   }
+  fsync_parent_directory(path);
 }
 
 }  // namespace allocstress

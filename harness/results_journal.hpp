@@ -41,6 +41,9 @@ class ResultsJournal {
   std::map<std::string, nlohmann::json> records_;
 };
 
+// JSON text with invalid UTF-8 replaced rather than thrown (paths and stderr are raw bytes).
+std::string json_text(const nlohmann::json& j, int indent = -1);
+
 // Writes `text` to `path` atomically: a temporary file in the same folder, fsync, rename.
 // Throws std::runtime_error naming the path on failure; never leaves a half-written `path`.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);

@@ -32,7 +32,13 @@ void validate(const AllocTestParams& p) {
     throw std::invalid_argument("slots per thread too few: " + std::to_string(p.slots_total) + " slots / " +
                                 std::to_string(p.threads) + " threads (accepted: at least " +
                                 std::to_string(ParetoSlotPicker::kMinSlots) + " per thread)");
+  if (p.slots_per_thread() > kMaxSlotsPerThread)
+    throw std::invalid_argument("slots per thread too many: " + std::to_string(p.slots_per_thread()) + " (accepted: at most " +
+                                std::to_string(kMaxSlotsPerThread) + ")");
   if (p.iterations_per_thread == 0) throw std::invalid_argument("iterations per thread must be at least 1, got 0");
+  if (p.iterations_per_thread > kMaxIterationsPerThread)
+    throw std::invalid_argument("iterations per thread too many: " + std::to_string(p.iterations_per_thread) +
+                                " (accepted: at most " + std::to_string(kMaxIterationsPerThread) + ")");
 }
 
 }  // namespace allocstress

@@ -39,6 +39,11 @@ struct AllocTestParams {
   std::uint64_t slots_per_thread() const { return slots_total / threads; }
 };
 
+// Upper bounds: the slot picker's multiply-shift needs groups below 2^32 slots (2^32 slots are
+// 64 GiB of harness memory anyway); 1e12 iterations are days of work per cell.
+inline constexpr std::uint64_t kMaxSlotsPerThread = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t kMaxIterationsPerThread = 1'000'000'000'000;
+
 // Throws std::invalid_argument with one line naming the bad parameter and the accepted range.
 void validate(const AllocTestParams& params);
 

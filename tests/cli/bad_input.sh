@@ -19,6 +19,12 @@ expect_error 2 "slots per thread too few"       -- "$ALLOCSTRESS" matrix "${R[@]
 expect_error 2 "unknown memory access 'sometimes'" -- "$ALLOCSTRESS" matrix "${R[@]}" --access sometimes
 expect_error 2 "unknown placement 'random'"     -- "$ALLOCSTRESS" matrix "${R[@]}" --placement random
 expect_error 2 "nothing to resume"              -- "$ALLOCSTRESS" matrix "${R[@]}" --resume
+expect_error 2 "'-1' is not a whole number"     -- "$ALLOCSTRESS" matrix "${R[@]}" --slots -1
+expect_error 2 "'-5' is not a whole number"     -- "$ALLOCSTRESS" matrix "${R[@]}" --iterations -5
+expect_error 2 "iterations per thread too many" -- "$ALLOCSTRESS" matrix "${R[@]}" --iterations 99999999999999
+expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix "${R[@]}" --timeout nan
+expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix "${R[@]}" --timeout -3
+expect_error 2 "must end in .json"              -- "$ALLOCSTRESS" matrix --out "$T/r.md"
 expect_error 2 "cannot read allocator manifest" -- "$ALLOCSTRESS" list --manifest "$T/none.tsv"
 expect_error 2 "unknown allocator 'nosuch'"     -- "$ALLOCSTRESS" run --allocator nosuch
 expect_error 2 "0 threads"                      -- "$ALLOCSTRESS" run --allocator void --threads 0

@@ -2,6 +2,7 @@
 source "$(dirname "$0")/lib.sh"
 
 expect_error 3 "preload verification failed: malloc resolves to" -- "$ALLOCSTRESS" run --allocator nomalloc="$NO_MALLOC" "${TINY[@]}"
+expect_error 3 "replaces only part of the malloc family" -- "$ALLOCSTRESS" run --allocator half="$MALLOC_ONLY" "${TINY[@]}"
 
 # A stray LD_PRELOAD from the user's shell is removed before an in-tree or system cell runs.
 out=$(LD_PRELOAD="$NO_MALLOC" "$ALLOCSTRESS" run --allocator system --verify-only) || fail "system with stray LD_PRELOAD failed"

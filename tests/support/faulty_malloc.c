@@ -4,6 +4,7 @@
  * ALLOCSTRESS_TEST_FAULT says: "abort" (SIGABRT), "segv" (SIGSEGV), "hang" (sleeps forever), or
  * "none" (behaves).  Never use it to measure anything. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ extern void* __libc_malloc(size_t);
 extern void __libc_free(void*);
 extern void* __libc_calloc(size_t, size_t);
 extern void* __libc_realloc(void*, size_t);
+extern void* __libc_memalign(size_t, size_t);
 
 static unsigned long calls;
 
@@ -38,3 +40,9 @@ void* malloc(size_t n) {
 void free(void* p) { __libc_free(p); }
 void* calloc(size_t n, size_t m) { return __libc_calloc(n, m); }
 void* realloc(void* p, size_t n) { return __libc_realloc(p, n); }
+int posix_memalign(void** out, size_t alignment, size_t n) {
+  void* p = __libc_memalign(alignment, n);
+  if (p == NULL) return ENOMEM;
+  *out = p;
+  return 0;
+}

@@ -44,6 +44,37 @@ TEST_F(JournalTest, TornLastLineIsIgnored) {
   EXPECT_EQ(ResultsJournal::open_existing(p).records().size(), 1u);
 }
 
+TEST_F(JournalTest, TornLineIsCutSoLaterAppendsStayReadable) {
+  const fs::path p = dir / "r.journal.jsonl";
+  {
+    auto j = ResultsJournal::create(p, {{"plan", 1}});
+    j.append("a", {{"status", "ok"}});
+  }
+  std::ofstream(p, std::ios::app) << R"({"type":"cell","key":"b","rec)";
+  {
+    auto j = ResultsJournal::open_existing(p);
+    j.append("b", {{"status", "ok"}});
+  }
+  EXPECT_EQ(ResultsJournal::open_existing(p).records().size(), 2u);
+}
+
+TEST_F(JournalTest, OneMatrixPerJournal) {
+  const fs::path p = dir / "r.journal.jsonl";
+  auto running = ResultsJournal::create(p, {{"plan", 1}});
+  try {
+    ResultsJournal::open_existing(p);
+    FAIL() << "a second writer was let in";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("in use"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(JournalTest, InvalidUtf8IsReplacedNotThrown) {
+  const fs::path p = dir / "r.journal.jsonl";
+  auto j = ResultsJournal::create(p, {{"command_line", std::string("allocstress --out \xff.json")}});
+  EXPECT_NO_THROW(j.append("a", {{"reason", std::string("stderr \xfe")}}));
+}
+
 TEST_F(JournalTest, RefusesToOverwriteAnExistingJournal) {
   const fs::path p = dir / "r.journal.jsonl";
   ResultsJournal::create(p, {});

@@ -121,6 +121,7 @@ nlohmann::json Topology::summary() const {
           {"cores", core_count()},
           {"pus", pu_count()},
           {"pu_os_indexes_logical_order", impl_->pus_in_logical_order},
+          {"pu_os_indexes_by_core", impl_->pus_by_core},
           {"caches", caches},
           {"hwloc_version", std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff)}};
 }

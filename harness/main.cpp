@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "cli_python.hpp"
 
 int main(int argc, char** argv) {
   using namespace allocstress;
@@ -16,6 +17,13 @@ int main(int argc, char** argv) {
   list.add_to(app);
   run.add_to(app);
   matrix.add_to(app);
+  // Analysis commands are implemented in Python: every argument is passed on untouched.
+  CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR]");
+  CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
+  for (CLI::App* sub : {report, compare}) {
+    sub->set_help_flag();
+    sub->allow_extras();
+  }
 
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -23,6 +31,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (list.cmd->parsed()) return list.execute();
     if (run.cmd->parsed()) return run.execute(argv);
+    if (report->parsed()) return exec_python_command("report", report->remaining());
+    if (compare->parsed()) return exec_python_command("compare", compare->remaining());
     return matrix.execute(command_line);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "child_process.hpp"
+#include "cli_python.hpp"
 #include "malloc_provider.hpp"
 #include "results_file.hpp"
 #include "results_table.hpp"
@@ -110,6 +111,13 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);
   std::cout << "\n" << table << "\nresults: " << outputs.results_json.string() << "\ntable:   " << outputs.table_md.string() << "\n";
+  try {
+    const std::filesystem::path report = produce_report(outputs.results_json);
+    std::cout << "report:  " << report.string() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "note: the HTML report was not produced (" << e.what() << "); the results are complete: run "
+              << "`allocstress report " << outputs.results_json.string() << "` to retry\n";
+  }
   if (failed > 0) std::cerr << "note: " << failed << " cell(s) failed; their reasons are in the results and under the table\n";
   return 0;
 }

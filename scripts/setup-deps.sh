@@ -10,8 +10,10 @@ packages=(
   libbenchmark-dev libhwloc-dev libboost-dev libgtest-dev nlohmann-json3-dev libcli11-dev
   # drop-in allocators listed in allocators/manifest.tsv
   libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2
-  # test-time tools: JSON-schema validation of results files
-  python3 python3-jsonschema
+  # analysis package (Python under /usr/bin/python3) and its pybind11 extension
+  python3 python3-dev pybind11-dev python3-numpy python3-pandas python3-scipy python3-matplotlib
+  # test-time tools: pytest, JSON-schema validation, headless Chromium for the report test
+  python3-pytest python3-jsonschema python3-selenium chromium chromium-driver
 )
 
 missing=()

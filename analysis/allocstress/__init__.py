@@ -1,0 +1,21 @@
+"""allocstress analysis: load results files, summarise repetitions with their uncertainty, and
+turn them into tables, plots and a self-contained HTML report.
+
+    import allocstress
+    runs = allocstress.load(["out/alloc-test-quick-....json"])
+    table = allocstress.summary_table(runs)
+    print(allocstress.to_markdown(table))
+
+The C++ core is available as allocstress._core (workload distributions, results reader).
+"""
+
+from .loading import ResultsError, Runs, load, read_results
+from .statistics import (ALPHA, UNSTABLE_CV, bootstrap_median_ci, coefficient_of_variation, geometric_mean,
+                         mann_whitney_p, min_achievable_p, ratio_of_medians, summarise_cell)
+from .tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
+
+__all__ = [
+    "ALPHA", "COLUMNS", "ResultsError", "Runs", "UNSTABLE_CV", "bootstrap_median_ci", "coefficient_of_variation",
+    "geomean_table", "geometric_mean", "load", "mann_whitney_p", "min_achievable_p", "ratio_of_medians",
+    "read_results", "summarise_cell", "summary_table", "to_csv", "to_latex", "to_markdown",
+]

@@ -1,0 +1,63 @@
+"""Command line of the analysis package (reached as `allocstress report|compare ...`):
+
+    report RESULTS... [-o DIR]   self-contained HTML report + tables (md, tex, csv) + figures
+    compare A.json B.json        per-cell ratio B/A with CI and significance, geomean summary
+
+Bad input (missing, truncated, foreign or wrong-version files; bad options) ends with one line
+`allocstress: error: ...` on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+from .loading import ResultsError, load
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write(f"allocstress: error: {self.prog.split()[-1]}: {message} (see --help)\n")
+        sys.exit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = OneLineParser(prog="allocstress", description="Analysis of allocstress results files")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    rep = sub.add_parser("report", help="HTML report of one or more results files")
+    rep.add_argument("results", nargs="+", help="results files (*.json) written by allocstress matrix")
+    rep.add_argument("-o", "--out", default=None, help="output folder (default: <first results>-report)")
+    cmp = sub.add_parser("compare", help="compare two results files cell by cell")
+    cmp.add_argument("a", help="baseline results file (A)")
+    cmp.add_argument("b", help="results file compared against A (B)")
+    cmp.add_argument("--metric", default="net_cycles_per_pair",
+                     choices=["net_cycles_per_pair", "net_ns_per_pair", "cycles_per_pair", "overhead_ratio", "peak_rss_bytes"])
+    cmp.add_argument("--csv", default=None, help="also write the comparison as CSV to this file")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "report":
+            from .report import write_report
+            out = args.out or os.path.splitext(args.results[0])[0] + "-report"
+            index = write_report(args.results, out, "allocstress " + shlex.join(argv))
+            print(index)
+            return 0
+        from . import compare
+        runs = load([args.a, args.b])
+        table = compare.compare_runs(runs, args.metric)
+        a_name, b_name = runs.run_names()
+        print(compare.to_markdown(table, a_name, b_name, args.metric), end="")
+        if args.csv:
+            table.to_csv(args.csv, index=False)
+        return 0
+    except ResultsError as e:
+        sys.stderr.write(f"allocstress: error: {e}\n")
+        return 2
+    except OSError as e:
+        sys.stderr.write(f"allocstress: error: {e.filename or ''}: {e.strerror}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

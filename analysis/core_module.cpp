@@ -1,0 +1,88 @@
+// The pybind11 extension `allocstress._core`: the C++ core seen from Python.  It exposes the
+// workload distributions exactly as the benchmark draws them (to plot and test them) and the
+// results reader (so Python and C++ reject bad files the same way).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "harness/results_file.hpp"
+#include "harness/results_reader.hpp"
+#include "workloads/inverse_size_sampler.hpp"
+#include "workloads/pareto_slot_picker.hpp"
+#include "workloads/workload_rng.hpp"
+
+namespace py = pybind11;
+using namespace allocstress;
+
+namespace {
+
+// n draws of `draw(bits)` from worker thread 0's random stream for `seed`.
+template <class Draw>
+py::array_t<std::uint64_t> draw_many(std::size_t n, std::uint64_t seed, Draw draw) {
+  py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(n));
+  auto view = out.mutable_unchecked<1>();
+  WorkloadRng rng = make_thread_rng(seed, 0);
+  {
+    py::gil_scoped_release release;
+    for (std::size_t i = 0; i < n; ++i) view(static_cast<py::ssize_t>(i)) = draw(rng());
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "allocstress C++ core: workload distributions and the results reader";
+  m.attr("schema_version") = kResultsSchemaVersion;
+
+  m.def(
+      "sample_sizes",
+      [](std::size_t n, unsigned max_size_exp, std::uint64_t seed) {
+        const InverseSizeSampler sizes(max_size_exp);
+        return draw_many(n, seed, [&](std::uint64_t bits) { return std::uint64_t(sizes.sample(bits)); });
+      },
+      py::arg("n"), py::arg("max_size_exp") = 16, py::arg("seed") = 1,
+      "n block sizes drawn with the alloc-test p ~ 1/size law (sizes < 2^max_size_exp)");
+  m.def(
+      "sample_slots",
+      [](std::size_t n, std::size_t slot_count, std::uint64_t seed) {
+        const ParetoSlotPicker picker(slot_count);
+        return draw_many(n, seed, [&](std::uint64_t bits) { return std::uint64_t(picker.pick(bits)); });
+      },
+      py::arg("n"), py::arg("slot_count") = 1u << 20, py::arg("seed") = 1,
+      "n slot indexes drawn with the Pareto 80/20-six-times rule over slot_count slots");
+  m.def(
+      "slot_groups",
+      [](std::size_t slot_count) {
+        const ParetoSlotPicker picker(slot_count);
+        py::list groups;
+        for (int g = 0; g < ParetoSlotPicker::kGroups; ++g)
+          groups.append(py::dict(py::arg("begin") = picker.group_begin(g), py::arg("size") = picker.group_size(g),
+                                 py::arg("op_probability") = picker.group_probability(g)));
+        return groups;
+      },
+      py::arg("slot_count"), "The 7 slot groups: first slot, slot count, probability of an operation");
+  m.def(
+      "size_bucket_probabilities",
+      [](unsigned max_size_exp) {
+        const InverseSizeSampler sizes(max_size_exp);
+        py::dict buckets;
+        for (unsigned k = InverseSizeSampler::kMinBucket; k < max_size_exp; ++k) buckets[py::int_(k)] = sizes.bucket_probability(k);
+        return buckets;
+      },
+      py::arg("max_size_exp") = 16, "Model probability of each power-of-two size bucket k (sizes in [2^k, 2^(k+1)))");
+  m.def(
+      "mean_size", [](unsigned max_size_exp) { return InverseSizeSampler(max_size_exp).mean_size(); },
+      py::arg("max_size_exp") = 16, "The model's mean block size in bytes");
+  m.def(
+      "read_results",
+      [](const std::string& path) {
+        nlohmann::json j;
+        try {
+          j = read_results_file(path);
+        } catch (const ResultsFileError& e) {
+          throw py::value_error(e.what());
+        }
+        return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      },
+      py::arg("path"), "Read and check a results file; ValueError with one line naming the file and the problem");
+}

@@ -1,0 +1,106 @@
+"""`allocstress compare` and `allocstress report` through the real CLI, including bad input."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import allocstress
+from allocstress import compare
+
+ALLOCSTRESS = os.environ.get("ALLOCSTRESS")
+
+
+def scaled_copy(src, dst, factor):
+    """The golden file with every non-void allocator's net cost multiplied by `factor` (a
+    constructed 'B' run whose true answer is known: B / A = factor)."""
+    with open(src) as f:
+        doc = json.load(f)
+    for e in doc["benchmarks"]:
+        if e["run_type"] == "iteration" and e["status"] == "ok" and e["allocator"] != "void":
+            e["net_cycles_per_pair"] *= factor
+    with open(dst, "w") as f:
+        json.dump(doc, f)
+
+
+def test_compare_finds_the_known_factor(golden, tmp_path):
+    b = str(tmp_path / "doubled.json")
+    scaled_copy(golden, b, 2.0)
+    runs = allocstress.load([golden, b])
+    table = compare.compare_runs(runs)
+    assert len(table) == 12  # 6 allocators x 2 thread counts, void excluded
+    assert table["ratio"].tolist() == pytest.approx([2.0] * 12)
+    # Where A's repetitions and 2 x A's do not overlap, the exact 5-vs-5 test gives p = 2/252.
+    separated = 0
+    for row in table.itertuples():
+        a = [e["net_cycles_per_pair"] for e in runs.documents[0]["benchmarks"] if e["run_type"] == "iteration"
+             and e["allocator"] == row.allocator and e["threads"] == row.threads]
+        if max(a) < 2 * min(a):
+            separated += 1
+            assert row.significance == "**" and row.p == pytest.approx(2 / 252)
+    assert separated >= 6
+    line = compare.summary_line(table, "golden-tiny", "doubled", "net_cycles_per_pair")
+    assert "2.000 over 12 cells" in line
+
+
+def test_compare_of_a_run_with_itself_is_neutral(golden, tmp_path):
+    same = str(tmp_path / "same.json")
+    scaled_copy(golden, same, 1.0)
+    table = compare.compare_runs(allocstress.load([golden, same]))
+    assert table["ratio"].tolist() == pytest.approx([1.0] * len(table))
+    assert (table["significance"] == "").all()
+
+
+def run_cli(*args):
+    assert ALLOCSTRESS, "CTest sets ALLOCSTRESS to the built executable"
+    return subprocess.run([ALLOCSTRESS, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_compare_and_report(golden, tmp_path):
+    b = str(tmp_path / "b.json")
+    scaled_copy(golden, b, 0.5)
+    r = run_cli("compare", golden, b, "--csv", str(tmp_path / "c.csv"))
+    assert r.returncode == 0, r.stderr
+    assert "geomean b / golden-tiny of net_cycles_per_pair: 0.500" in r.stdout
+    assert os.path.getsize(tmp_path / "c.csv") > 0
+    r = run_cli("report", golden, "-o", str(tmp_path / "rep"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(tmp_path / "rep" / "index.html")
+
+
+def bad_files(tmp_path, golden):
+    text = open(golden).read()
+    files = {"missing": (str(tmp_path / "missing.json"), "no such results file")}
+    for name, content, message in (
+            ("truncated", text[: len(text) // 2], "truncated"),
+            ("foreign", '{"context": {}, "benchmarks": []}', "not an allocstress results file"),
+            ("version", text.replace('"schema_version": 1', '"schema_version": 7', 1), "schema_version 7 is not supported")):
+        path = tmp_path / f"{name}.json"
+        path.write_text(content)
+        files[name] = (str(path), message)
+    return files
+
+
+@pytest.mark.parametrize("case", ["missing", "truncated", "foreign", "version"])
+def test_bad_results_files_get_one_clear_line(golden, tmp_path, case):
+    path, message = bad_files(tmp_path, golden)[case]
+    for args in (["report", path, "-o", str(tmp_path / "r")], ["compare", golden, path]):
+        r = run_cli(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("allocstress: error:") and path in lines[0] and message in lines[0], r.stderr
+        assert "Traceback" not in r.stderr
+    assert not os.path.exists(tmp_path / "r" / "index.html")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["report"], "the following arguments are required"),
+    (["compare", "only-one.json"], "the following arguments are required"),
+    (["compare", "a.json", "b.json", "--metric", "speed"], "invalid choice"),
+])
+def test_bad_options_get_one_clear_line(args, message):
+    r = run_cli(*args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr

@@ -60,7 +60,8 @@ TEST(Topology, OversubscriptionIsRefusedUnlessAsked) {
 
 TEST(Topology, PinningToEveryPuWorks) {
   Topology t;
-  for (unsigned pu : t.summary()["pu_os_indexes_logical_order"]) EXPECT_EQ(t.pin_current_thread(pu), "") << pu;
+  const nlohmann::json summary = t.summary();  // keep it alive for the loop
+  for (unsigned pu : summary["pu_os_indexes_logical_order"]) EXPECT_EQ(t.pin_current_thread(pu), "") << pu;
   EXPECT_NE(t.pin_current_thread(1u << 30), "");
 }
 

@@ -89,7 +89,8 @@ void MatrixCommand::add_to(CLI::App& app) {
 int MatrixCommand::execute(const std::string& command_line) {
   const std::string exe = executable_path();
   if (resume) {
-    for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--force"})
+    for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--force",
+                            "--manifest", "--reserve-os-pu", "--oversubscribe"})
       if (cmd->count(opt) > 0) throw UsageError(std::string("--resume continues the journal's own plan; drop ") + opt);
     for (const auto* o : workload.tracked)
       if (o->count() > 0) throw UsageError("--resume continues the journal's own plan; drop " + o->get_name());
@@ -121,9 +122,8 @@ int MatrixCommand::execute(const std::string& command_line) {
   MatrixPlan plan;
   plan.preset = p.name;
   plan.params = p.params;
-  plan.placement.reserve_os_pu = p.reserve_os_pu;
   apply_workload_options(workload, plan.params, plan.placement);
-  plan.placement.reserve_os_pu = plan.placement.reserve_os_pu || p.reserve_os_pu;
+  plan.placement.reserve_os_pu = plan.placement.reserve_os_pu || p.reserve_os_pu;  // study always leaves one PU
   plan.repetitions = cmd->count("--reps") ? reps : p.repetitions;
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = cmd->count("--timeout") ? timeout_s : p.cell_timeout_s;

@@ -4,7 +4,9 @@
 // that malloc really resolves into the expected library before measuring anything.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "cell_runner.hpp"

@@ -42,3 +42,8 @@ finish() {
 
 # Small parameters so that every cell takes well under a second.
 TINY=(--slots 65536 --iterations 200000 --max-size-exp 12)
+
+# The fault-injecting test allocator (tests/support/faulty_malloc.c) misbehaves after this many
+# malloc calls: above the harness's own start-up (under 3,000 here) and well below the ~100,000
+# mallocs of a TINY cell, so the fault always lands inside the measured loop.
+export ALLOCSTRESS_TEST_FAULT_AFTER=20000

@@ -40,6 +40,18 @@ std::string last_nonempty_line(const std::string& text) {
 
 }  // namespace
 
+std::string shell_command_line(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& word : argv) {
+    const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                               "0123456789_-./=:,+@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += (line.empty() ? "" : " ") + (plain ? word : quoted + "'");
+  }
+  return line;
+}
+
 void install_interrupt_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;

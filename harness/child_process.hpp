@@ -38,6 +38,9 @@ bool interrupted();
 // the last line it wrote to stderr.
 std::string describe_failure(const ChildOutcome& outcome, double timeout_s);
 
+// argv as one line a POSIX shell would split back into the same words (single quotes where needed).
+std::string shell_command_line(const std::vector<std::string>& argv);
+
 // This process's environment with `changes` applied, as NAME=VALUE strings.
 std::vector<std::string> environment_with(const EnvironmentChanges& changes);
 

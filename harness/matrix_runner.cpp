@@ -40,15 +40,17 @@ const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
 nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
                             ChildOutcome& outcome) {
   const AllocatorSpec& a = spec_of(plan, cell.spec.allocator);
-  outcome = run_child(cell_command(executable, plan, cell), preload_environment(a), plan.cell_timeout_s);
+  const std::vector<std::string> argv = cell_command(executable, plan, cell);
+  outcome = run_child(argv, preload_environment(a), plan.cell_timeout_s);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) {
     // The record is the last stdout line that starts with '{' (a preloaded library may print too).
     const auto start = outcome.out.rfind("\n{");
     record = nlohmann::json::parse(start == std::string::npos ? outcome.out : outcome.out.substr(start + 1), nullptr, false);
   }
-  if (!record.is_object()) return unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, plan.cell_timeout_s));
+  if (!record.is_object()) record = unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, plan.cell_timeout_s));
   record.update(cell_identity(cell, a, plan.repetitions));
+  record["command"] = shell_command_line(argv);  // reproduces the cell by hand
   if (!outcome.succeeded() && record.value("status", "") == "ok") {
     record["status"] = "failed";
     record["reason"] = describe_failure(outcome, plan.cell_timeout_s);

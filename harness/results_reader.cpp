@@ -27,7 +27,8 @@ nlohmann::json read_results_file(const std::filesystem::path& path) {
     throw ResultsFileError(name + ": not valid JSON at byte " + std::to_string(e.byte) +
                            (truncated ? " (the file is truncated)" : " (the file is corrupt)"));
   }
-  if (!j.is_object() || j.value("schema", std::string()) != kResultsSchemaName)
+  const auto schema = j.is_object() ? j.find("schema") : j.end();
+  if (!j.is_object() || schema == j.end() || !schema->is_string() || schema->get<std::string>() != kResultsSchemaName)
     throw ResultsFileError(name + ": not an allocstress results file (it lacks \"schema\": \"" +
                            std::string(kResultsSchemaName) + "\")");
   const auto version = j.find("schema_version");

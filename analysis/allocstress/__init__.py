@@ -10,12 +10,12 @@ The C++ core is available as allocstress._core (workload distributions, results 
 """
 
 from .loading import ResultsError, Runs, load, read_results
-from .statistics import (ALPHA, UNSTABLE_CV, bootstrap_median_ci, coefficient_of_variation, geometric_mean,
-                         mann_whitney_p, min_achievable_p, ratio_of_medians, summarise_cell)
+from .statistics import (ALPHA, UNSTABLE_CV, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
+                         min_achievable_p, ratio_of_medians, summarise_cell)
 from .tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
 
 __all__ = [
-    "ALPHA", "COLUMNS", "ResultsError", "Runs", "UNSTABLE_CV", "bootstrap_median_ci", "coefficient_of_variation",
-    "geomean_table", "geometric_mean", "load", "mann_whitney_p", "min_achievable_p", "ratio_of_medians",
+    "ALPHA", "COLUMNS", "ResultsError", "Runs", "UNSTABLE_CV", "coefficient_of_variation",
+    "geomean_table", "geometric_mean", "load", "mann_whitney_p", "median_ci", "min_achievable_p", "ratio_of_medians",
     "read_results", "summarise_cell", "summary_table", "to_csv", "to_latex", "to_markdown",
 ]

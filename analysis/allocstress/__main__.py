@@ -45,18 +45,23 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         from . import compare
         runs = load([args.a, args.b])
+        csv = open(args.csv, "w") if args.csv else None  # fail on a bad path before printing anything
         table = compare.compare_runs(runs, args.metric)
-        a_name, b_name = runs.run_names()
-        print(compare.to_markdown(table, a_name, b_name, args.metric), end="")
-        if args.csv:
-            table.to_csv(args.csv, index=False)
+        print(compare.report_text(runs, table, args.metric), end="")
+        if csv:
+            with csv:
+                table.to_csv(csv, index=False)
         return 0
     except ResultsError as e:
         sys.stderr.write(f"allocstress: error: {e}\n")
         return 2
     except OSError as e:
-        sys.stderr.write(f"allocstress: error: {e.filename or ''}: {e.strerror}\n")
+        detail = f"{e.filename}: {e.strerror}" if e.filename and e.strerror else str(e)
+        sys.stderr.write(f"allocstress: error: {detail}\n")
         return 2
+    except Exception as e:  # a last resort: one line, never a bare traceback
+        sys.stderr.write(f"allocstress: error: {args.command} failed: {type(e).__name__}: {e}\n")
+        return 1
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ def compare_runs(runs: Runs, metric: str = "net_cycles_per_pair") -> pd.DataFram
         gb = b[(b["workload"] == key[0]) & (b["allocator"] == key[1]) & (b["threads"] == key[2])]
         if gb.empty or key[1] == "void":
             continue
-        va, vb = ga[metric].to_numpy(float), gb[metric].to_numpy(float)
+        va, vb = st.clean(ga[metric].to_numpy()), st.clean(gb[metric].to_numpy())
+        if va.size == 0 or vb.size == 0:
+            continue
         r = st.ratio_of_medians(vb, va)
         p = st.mann_whitney_p(va, vb)
         rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "reps_a": len(va), "reps_b": len(vb),
@@ -34,6 +36,24 @@ def compare_runs(runs: Runs, metric: str = "net_cycles_per_pair") -> pd.DataFram
                      "significance": st.significance_mark(p, len(va), len(vb))})
     return pd.DataFrame(rows, columns=CELL + ["reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
                                               "p", "significance"])
+
+
+def differences(runs: Runs, table: pd.DataFrame, metric: str) -> list[str]:
+    """Why the two runs may not be comparable, and which cells the comparison leaves out."""
+    a_name, b_name = runs.run_names()
+    notes = []
+    plans = [doc["context"].get("plan", {}) for doc in runs.documents]
+    for key in ("params", "placement", "workload"):
+        if plans[0].get(key) != plans[1].get(key):
+            notes.append(f"the runs differ in {key}: {a_name} {plans[0].get(key)} vs {b_name} {plans[1].get(key)}")
+    compared = set(zip(table["workload"], table["allocator"], table["threads"]))
+    for name in (a_name, b_name):
+        cells = runs.cells[(runs.cells["run"] == name) & (runs.cells["allocator"] != "void")]
+        missing = sorted({(w, al, int(t)) for w, al, t in zip(cells["workload"], cells["allocator"], cells["threads"])} - compared)
+        if missing:
+            notes.append(f"not compared (absent, failed or without {metric} in one run): " +
+                         ", ".join(f"{al}@{t}" for _, al, t in missing[:20]) + (" ..." if len(missing) > 20 else ""))
+    return notes
 
 
 def summary_line(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> str:
@@ -53,6 +73,12 @@ def to_markdown(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> s
         ci = "" if math.isnan(r.ci_low) else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]"
         ratio = "n/a" if math.isnan(r.ratio) else f"{r.ratio:.3f}{ci}"
         mark = {"n/a": " (test n/a)"}.get(r.significance, " " + r.significance if r.significance else "")
-        body += (f"| {r.workload} | {r.allocator} | {r.threads} | {r.reps_a}/{r.reps_b} | {r.median_a:.1f} | "
-                 f"{r.median_b:.1f} | {ratio}{mark} | {r.p:.3g} |\n")
+        body += (f"| {r.workload} | {r.allocator} | {r.threads} | {r.reps_a}/{r.reps_b} | {r.median_a:.4g} | "
+                 f"{r.median_b:.4g} | {ratio}{mark} | {r.p:.3g} |\n")
     return f"A = {a_name}, B = {b_name}\n\n" + head + body + "\n" + summary_line(table, a_name, b_name, metric) + "\n"
+
+
+def report_text(runs: Runs, table: pd.DataFrame, metric: str) -> str:
+    a_name, b_name = runs.run_names()
+    notes = differences(runs, table, metric)
+    return to_markdown(table, a_name, b_name, metric) + "".join(f"note: {n}\n" for n in notes)

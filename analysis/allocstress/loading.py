@@ -23,10 +23,20 @@ def read_results(path: str) -> dict:
     except ValueError as e:
         raise ResultsError(str(e)) from None
     for i, entry in enumerate(doc["benchmarks"]):
-        for key in ("run_type", "allocator", "threads", "status"):
-            if not isinstance(entry, dict) or key not in entry:
-                raise ResultsError(f"{path}: benchmarks[{i}] lacks '{key}' (the file is damaged)")
+        if not isinstance(entry, dict):
+            raise ResultsError(f"{path}: benchmarks[{i}] is not an object (the file is damaged)")
+        for key, kinds in REQUIRED_ENTRY_FIELDS.items():
+            if not isinstance(entry.get(key), kinds) or isinstance(entry.get(key), bool):
+                raise ResultsError(f"{path}: benchmarks[{i}] lacks a valid '{key}' (the file is damaged)")
     return doc
+
+
+# Fields every entry must have for the analysis to work, with their JSON types.
+REQUIRED_ENTRY_FIELDS = {"run_type": str, "workload": str, "allocator": str, "threads": int, "status": str}
+# Columns every `cells` frame has, filled with NaN/None where entries lack them (failed cells).
+CELL_COLUMNS = ["run", "workload", "allocator", "threads", "repetition_index", "status", "reason", "command",
+                "cycles_per_pair", "net_cycles_per_pair", "ns_per_pair", "net_ns_per_pair", "overhead_ratio",
+                "peak_rss_bytes"]
 
 
 @dataclass
@@ -38,29 +48,41 @@ class Runs:
     cells: pd.DataFrame = field(repr=False)
 
     def run_names(self) -> list[str]:
-        return [run_name(p) for p in self.paths]
+        return run_names(self.paths)
 
     def context(self, run: str) -> dict:
         return self.documents[self.run_names().index(run)]["context"]
 
 
-def run_name(path: str) -> str:
-    base = os.path.basename(os.fspath(path))
-    return base[:-5] if base.endswith(".json") else base
+def run_name(path: str, parents: int = 0) -> str:
+    """The file name without .json, preceded by `parents` folder names (to tell apart
+    machineA/results.json and machineB/results.json)."""
+    parts = os.path.normpath(os.path.abspath(os.fspath(path))).split(os.sep)
+    base = parts[-1][:-5] if parts[-1].endswith(".json") else parts[-1]
+    return "/".join(parts[-1 - parents:-1] + [base]) if parents else base
+
+
+def run_names(paths: list[str]) -> list[str]:
+    """Distinct names for the runs: file names, with as many parent folders as needed."""
+    for parents in range(0, 4):
+        names = [run_name(p, parents) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+    raise ResultsError("the same results file is given twice: " + ", ".join(paths))
 
 
 def load(paths: list[str]) -> Runs:
     """Loads results files; ResultsError on the first bad one, or when two have the same name."""
     documents = [read_results(p) for p in paths]
-    names = [run_name(p) for p in paths]
-    if len(set(names)) != len(names):
-        raise ResultsError("two results files have the same name: " + ", ".join(sorted(paths)) +
-                           " (rename one: runs are told apart by file name)")
+    names = run_names(paths)
     frames = []
     for name, doc in zip(names, documents):
         rows = [e for e in doc["benchmarks"] if e["run_type"] == "iteration"]
-        frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame()
+        frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame(columns=CELL_COLUMNS[1:])
         frame.insert(0, "run", name)
         frames.append(frame)
-    cells = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    cells = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CELL_COLUMNS)
+    for column in CELL_COLUMNS:
+        if column not in cells:
+            cells[column] = None
     return Runs(list(map(os.fspath, paths)), documents, cells)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import html
 import os
-import shlex
 
 import pandas as pd
 
@@ -41,16 +40,6 @@ def _embedded_png(path: str) -> str:
         return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
 
 
-def _cell_command(plan: dict, allocator: str, threads: int) -> str:
-    p = plan["params"]
-    args = ["allocstress", "run", "--allocator", allocator, "--threads", str(threads), "--slots", str(p["slots_total"]),
-            "--max-size-exp", str(p["max_size_exp"]), "--iterations", str(p["iterations_per_thread"]),
-            "--access", p["memory_access"], "--seed", str(p["seed"]), "--placement", plan["placement"]]
-    if plan.get("reserve_os_pu"):
-        args.append("--reserve-os-pu")
-    return shlex.join(args)
-
-
 def _machine_rows(ctx: dict) -> list[list[str]]:
     caches = ", ".join(f"L{c['level']} {c['type']} {c['size'] // 1024} KiB" for c in ctx.get("caches", []))
     counters = "available" if ctx.get("hw_counters_available") else f"n/a: {ctx.get('hw_counters_reason')}"
@@ -66,23 +55,24 @@ def _machine_rows(ctx: dict) -> list[list[str]]:
 
 def _run_section(runs: Runs, run: str, table: pd.DataFrame, out_dir: str) -> str:
     ctx = runs.context(run)
-    plan = ctx.get("plan", {})
     parts = [f"<h2>Run {_e(run)}</h2>", "<h3>Machine</h3>", _html_table(["", "value"], _machine_rows(ctx), left=2)]
     warnings = list(ctx.get("warnings", []))
     cells = runs.cells[runs.cells["run"] == run]
     bad = cells[cells["status"] != "ok"]
     for (allocator, threads, status), g in bad.groupby(["allocator", "threads", "status"], sort=False):
-        warnings.append(f"{allocator} at {threads} threads: {len(g)} cell(s) {status}: {g['reason'].iloc[0]}")
+        reason = g["reason"].dropna()
+        warnings.append(f"{allocator} at {threads} threads: {len(g)} cell(s) {status}: "
+                        f"{reason.iloc[0] if len(reason) else '(no reason recorded)'}")
     if warnings:
         parts.append('<h3>Warnings</h3><div class="warn"><ul>' + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></div>")
     commands = [("matrix", ctx.get("command_line", "(not recorded)"))]
     if "resumed" in ctx:
         commands.append(("resumed with", ctx["resumed"]["command_line"]))
-    rows = table[(table["run"] == run) & (table["allocator"] != tables.BASELINE)]
-    if plan and len(rows):
-        first = rows.iloc[0]
-        commands.append((f"one cell by hand ({first['allocator']}, {first['threads']} threads)",
-                         _cell_command(plan, first["allocator"], int(first["threads"]))))
+    recorded = cells[(cells["allocator"] != tables.BASELINE) & cells["command"].notna()]
+    if len(recorded):
+        first = recorded.iloc[0]
+        commands.append((f"one cell by hand, exactly as the matrix ran it ({first['allocator']}, {first['threads']} "
+                         "threads; a drop-in allocator re-executes itself with LD_PRELOAD)", first["command"]))
     parts.append("<h3>Commands</h3>" + "".join(f"<p>{_e(label)}:</p><pre>{_e(cmd)}</pre>" for label, cmd in commands))
     for workload in table[table["run"] == run]["workload"].unique():
         for plot, caption in ((plots.plot_net_cycles, "Allocator cost: median net TSC cycles per malloc/free pair; "
@@ -113,7 +103,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str) -> str:
     notes = tables.table_warnings(table)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
             f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>",
-            "<h2>Summary</h2>", _html_table(headers, rows, left=len(headers) - 7),
+            "<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
             f'<p class="legend">{_e(tables.LEGEND)}</p>']
     if notes:
         body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")

@@ -1,15 +1,23 @@
 """Statistics over repetitions, kept small and pure so that each can be tested on known data.
 
-Per cell: median, a bootstrap 95% confidence interval of the median, and the coefficient of
-variation (sample sd / |mean|), flagged unstable at >= 5%.  Between two allocators: the ratio of
-medians with a bootstrap CI (each group resampled independently), and a two-sided Mann-Whitney U
-test (exact for small samples without ties).  With n1 and n2 repetitions the smallest p-value
-the test can reach is 2 / C(n1+n2, n1): with 3 vs 3 it is 0.1, so no difference could ever be
-called significant at 5%; `enough_repetitions` says when that is the case.
+What the repetitions measure: every repetition replays the same operation stream (same seed),
+so spreads, intervals and tests describe run-to-run noise of machine and allocator on that
+stream, not the randomness of the workload (run several seeds for that).
+
+Per cell: the median, a distribution-free confidence interval of the median from order
+statistics (binomial; with n <= 5 the best available is [min, max], whose true level
+1 - 2^(1-n) is reported), and the coefficient of variation (sample sd / |mean|), flagged
+unstable at >= 5%.  Between two allocators: the ratio of medians with a percentile-bootstrap
+interval (both groups resampled; approximate, and below its nominal level with few repetitions),
+and a two-sided Mann-Whitney U test, computed exactly over all rank permutations (mid-ranks for
+ties) for up to 20 values in all, by scipy's normal approximation above that.  With n1 and n2
+repetitions and no ties the smallest reachable p-value is 2 / C(n1+n2, n1): 3 vs 3 can never
+reach 5%, and `significance_mark` then says n/a.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -17,73 +25,106 @@ from scipy import stats
 
 UNSTABLE_CV = 0.05          # a cell whose CV reaches this is flagged unstable
 ALPHA = 0.05                # significance level of the tests
-CONFIDENCE = 0.95           # confidence level of the intervals
+CONFIDENCE = 0.95           # nominal level of the intervals
 BOOTSTRAP_RESAMPLES = 2000  # percentile bootstrap; fixed seed, so intervals are reproducible
 BOOTSTRAP_SEED = 20180101
+EXACT_TEST_MAX_VALUES = 20  # exact permutation Mann-Whitney up to this many values in all
 
 
-def _clean(values) -> np.ndarray:
-    a = np.asarray(values, dtype=float)
+def clean(values) -> np.ndarray:
+    """The finite values (None and NaN dropped) as floats."""
+    a = np.asarray([np.nan if v is None else v for v in np.ravel(np.asarray(values, dtype=object))], dtype=float)
     return a[np.isfinite(a)]
 
 
 def coefficient_of_variation(values) -> float:
     """Sample standard deviation / |mean|; NaN for fewer than two values or a zero mean."""
-    a = _clean(values)
+    a = clean(values)
     if a.size < 2 or a.mean() == 0:
         return math.nan
     return float(a.std(ddof=1) / abs(a.mean()))
 
 
-def bootstrap_median_ci(values, level: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES,
-                        seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile-bootstrap interval of the median; (NaN, NaN) for fewer than two values."""
-    a = _clean(values)
-    if a.size < 2:
-        return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    medians = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
-    tail = (1 - level) / 2 * 100
-    lo, hi = np.percentile(medians, [tail, 100 - tail])
-    return (float(lo), float(hi))
+def median_ci(values, level: float = CONFIDENCE) -> tuple[float, float, float]:
+    """(low, high, achieved level) of a distribution-free interval for the median: the order
+    statistics x(k) and x(n+1-k) with the largest k whose coverage 1 - 2 P(Bin(n, 1/2) < k) still
+    reaches `level`; when no k does (n <= 5 at 95%), [min, max] with its own, lower level.
+    (NaN, NaN, NaN) for fewer than two values."""
+    a = np.sort(clean(values))
+    n = a.size
+    if n < 2:
+        return (math.nan, math.nan, math.nan)
+    best_k, best_cover = 1, 1 - 2 * stats.binom.cdf(0, n, 0.5)
+    for k in range(2, n // 2 + 1):
+        cover = 1 - 2 * stats.binom.cdf(k - 1, n, 0.5)
+        if cover < level:
+            break
+        best_k, best_cover = k, cover
+    return (float(a[best_k - 1]), float(a[n - best_k]), float(best_cover))
 
 
 def summarise_cell(values) -> dict:
-    """n, median, ci_low, ci_high, cv and unstable (cv >= UNSTABLE_CV) of one cell's repetitions."""
-    a = _clean(values)
+    """n (finite values), median, ci_low, ci_high, ci_level, cv and unstable of one cell."""
+    a = clean(values)
     cv = coefficient_of_variation(a)
-    lo, hi = bootstrap_median_ci(a)
-    return {"n": int(a.size), "median": float(np.median(a)) if a.size else math.nan,
-            "ci_low": lo, "ci_high": hi, "cv": cv, "unstable": bool(cv >= UNSTABLE_CV) if not math.isnan(cv) else False}
+    lo, hi, level = median_ci(a)
+    return {"n": int(a.size), "median": float(np.median(a)) if a.size else math.nan, "ci_low": lo, "ci_high": hi,
+            "ci_level": level, "cv": cv, "unstable": bool(not math.isnan(cv) and cv >= UNSTABLE_CV)}
 
 
 def ratio_of_medians(numerator, denominator, level: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES,
                      seed: int = BOOTSTRAP_SEED) -> dict:
-    """median(numerator) / median(denominator) with a bootstrap CI.  The ratio is NaN when the
-    denominator's median is <= 0, and the CI is NaN when any resampled denominator is <= 0
-    (a cost indistinguishable from zero has no meaningful ratio)."""
-    a, b = _clean(numerator), _clean(denominator)
+    """{"ratio", "ci_low", "ci_high", "note"}: median(numerator) / median(denominator) with a
+    percentile-bootstrap interval.  A ratio of costs is only meaningful when both are positive:
+    the ratio is NaN (with a note) when either median is <= 0, and the interval is NaN (with a
+    note) when some resampled median is <= 0."""
+    a, b = clean(numerator), clean(denominator)
+    nan = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
     if a.size == 0 or b.size == 0:
-        return {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    mb = float(np.median(b))
-    ratio = float(np.median(a)) / mb if mb > 0 else math.nan
-    lo = hi = math.nan
-    if a.size >= 2 and b.size >= 2:
-        rng = np.random.default_rng(seed)
-        ma = np.median(rng.choice(a, size=(resamples, a.size)), axis=1)
-        mbs = np.median(rng.choice(b, size=(resamples, b.size)), axis=1)
-        if np.all(mbs > 0):
-            tail = (1 - level) / 2 * 100
-            lo, hi = (float(x) for x in np.percentile(ma / mbs, [tail, 100 - tail]))
-    return {"ratio": ratio, "ci_low": lo, "ci_high": hi}
+        return {**nan, "note": "no values"}
+    ma, mb = float(np.median(a)), float(np.median(b))
+    if ma <= 0 or mb <= 0:
+        return {**nan, "note": "a median is <= 0 (cost indistinguishable from the baseline): no ratio"}
+    out = {"ratio": ma / mb, "ci_low": math.nan, "ci_high": math.nan, "note": ""}
+    if a.size < 2 or b.size < 2:
+        out["note"] = "fewer than 2 values: no interval"
+        return out
+    rng = np.random.default_rng(seed)
+    ra = np.median(rng.choice(a, size=(resamples, a.size)), axis=1)
+    rb = np.median(rng.choice(b, size=(resamples, b.size)), axis=1)
+    if np.any(ra <= 0) or np.any(rb <= 0):
+        out["note"] = "some resampled medians are <= 0: no interval"
+        return out
+    tail = (1 - level) / 2 * 100
+    out["ci_low"], out["ci_high"] = (float(x) for x in np.percentile(ra / rb, [tail, 100 - tail]))
+    return out
+
+
+def _exact_mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided exact p over every split of the pooled mid-ranks into groups of len(a), len(b)."""
+    ranks = stats.rankdata(np.concatenate([a, b]))  # mid-ranks for ties
+    n1 = a.size
+    expected = n1 * (ranks.size + 1) / 2
+    observed = abs(ranks[:n1].sum() - expected)
+    extreme = total = 0
+    for chosen in itertools.combinations(range(ranks.size), n1):
+        total += 1
+        if abs(ranks[list(chosen)].sum() - expected) >= observed - 1e-9:
+            extreme += 1
+    return extreme / total
 
 
 def mann_whitney_p(a, b) -> float:
-    """Two-sided Mann-Whitney U p-value; NaN when either sample is empty."""
-    a, b = _clean(a), _clean(b)
+    """Two-sided Mann-Whitney U p-value (exact for small samples, ties included); NaN when either
+    sample is empty; 1.0 when every value is the same."""
+    a, b = clean(a), clean(b)
     if a.size == 0 or b.size == 0:
         return math.nan
-    return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    if np.all(np.concatenate([a, b]) == a[0]):
+        return 1.0
+    if a.size + b.size <= EXACT_TEST_MAX_VALUES:
+        return _exact_mann_whitney_p(a, b)
+    return float(stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").pvalue)
 
 
 def min_achievable_p(n1: int, n2: int) -> float:
@@ -98,14 +139,17 @@ def enough_repetitions(n1: int, n2: int, alpha: float = ALPHA) -> bool:
 
 
 def significance_mark(p: float, n1: int, n2: int, alpha: float = ALPHA) -> str:
-    """'**' p < 0.01, '*' p < alpha, '' not significant, 'n/a' when the test cannot reach alpha."""
+    """'**' p < 0.01, '*' p < alpha, '' not significant, 'n/a' when the test cannot reach alpha
+    with n1 and n2 values (or p is undefined)."""
     if not enough_repetitions(n1, n2, alpha) or math.isnan(p):
         return "n/a"
     return "**" if p < 0.01 else "*" if p < alpha else ""
 
 
 def geometric_mean(values) -> float:
-    """Geometric mean of the positive finite values; NaN when there are none."""
-    a = _clean(values)
-    a = a[a > 0]
-    return float(np.exp(np.log(a).mean())) if a.size else math.nan
+    """Geometric mean of the finite values (NaN ignored); NaN when none are left or any is <= 0
+    (a geometric mean of ratios is undefined then)."""
+    a = clean(values)
+    if a.size == 0 or np.any(a <= 0):
+        return math.nan
+    return float(np.exp(np.log(a).mean()))

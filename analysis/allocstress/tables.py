@@ -6,6 +6,7 @@ COLUMNS, and the renderers print that legend under the table."""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -21,35 +22,48 @@ COLUMNS = [
     ("workload", "-", "Workload of the cell (e.g. alloc-test)."),
     ("allocator", "-", "Allocator name as in the results file."),
     ("threads", "threads", "Worker threads of the cell."),
-    ("reps_ok", "count", "Repetitions with status ok; only these are summarised."),
+    ("reps_ok", "count", "Repetitions with status ok and a net cost (baseline matched); only these are summarised."),
     ("net_cycles_per_pair", "TSC cycles", "Median over repetitions of net_cycles_per_pair: the allocator's cycles per "
      "malloc/free pair minus the void baseline's at the same threads, repetition and seed."),
-    ("net_cycles_ci_low", "TSC cycles", "Lower end of the 95% percentile-bootstrap interval of that median (2000 resamples)."),
+    ("net_cycles_ci_low", "TSC cycles", "Lower end of a distribution-free confidence interval of that median (order "
+     "statistics, binomial): the narrowest reaching 95%, or [min, max] when the repetitions are too few to reach it."),
     ("net_cycles_ci_high", "TSC cycles", "Upper end of the same interval."),
+    ("net_cycles_ci_level", "fraction", "The interval's actual confidence level: >= 0.95, or 1 - 2^(1-n) for [min, max] "
+     "with n <= 5 repetitions (0.9375 for 5)."),
     ("net_cycles_cv", "fraction", "Coefficient of variation of net_cycles_per_pair over repetitions: sample sd / abs(mean)."),
-    ("unstable", "bool", "True when net_cycles_cv >= 0.05: the repetitions disagree by more than 5%."),
+    ("unstable", "bool", "True when net_cycles_cv >= 0.05 (for void: the CV of its raw cycles): the repetitions disagree "
+     "by more than 5%."),
     ("cycles_per_pair", "TSC cycles", "Median raw cycles per pair (before subtracting the baseline); the baseline's own cost "
      "for void."),
     ("net_ns_per_pair", "ns", "Median net nanoseconds per malloc/free pair (TSC cycles / calibrated TSC frequency)."),
     ("overhead_ratio", "ratio", "Median of (peak RSS - RSS before the first allocation) / peak live requested bytes."),
     ("speed_vs_system", "ratio", "median net cycles/pair of system / of this allocator, same run, workload and threads: "
      "> 1 is faster than the system allocator."),
-    ("speed_ci_low", "ratio", "Lower end of the 95% bootstrap interval of speed_vs_system (both groups resampled)."),
+    ("speed_ci_low", "ratio", "Lower end of the 95% percentile-bootstrap interval of speed_vs_system (2000 resamples, "
+     "both groups resampled; approximate: below its nominal level with few repetitions)."),
     ("speed_ci_high", "ratio", "Upper end of that interval."),
-    ("speed_p", "p-value", "Two-sided Mann-Whitney U test of this allocator's net cycles/pair against system's."),
+    ("speed_p", "p-value", "Two-sided Mann-Whitney U test of this allocator's net cycles/pair against system's (exact "
+     "permutation test with mid-ranks up to 20 values in all)."),
     ("speed_significance", "mark", "'**' p < 0.01, '*' p < 0.05, '' not significant, 'n/a' too few repetitions for the "
      "test to ever reach p < 0.05."),
     ("overhead_vs_system", "ratio", "median overhead_ratio of this allocator / of system: < 1 uses less memory."),
     ("overhead_ci_low", "ratio", "Lower end of the 95% bootstrap interval of overhead_vs_system."),
     ("overhead_ci_high", "ratio", "Upper end of that interval."),
     ("overhead_p", "p-value", "Two-sided Mann-Whitney U test of overhead_ratio against system's."),
-    ("overhead_significance", "mark", "As speed_significance, for overhead_p."),
+    ("overhead_significance", "mark", "As speed_significance, for overhead_p.  Overhead is nearly deterministic for one "
+     "operation stream, so even small differences test as significant: they hold for this seed."),
+    ("notes", "text", "Why a ratio or interval is missing (e.g. a median net cost <= 0), if it is."),
 ]
 COLUMN_NAMES = [c[0] for c in COLUMNS]
 
 
 def _values(frame: pd.DataFrame, column: str):
-    return frame[column].to_numpy(dtype=float) if column in frame else []
+    """The column's finite values (missing, None and NaN dropped)."""
+    return st.clean(frame[column].to_numpy()) if column in frame else st.clean([])
+
+
+def _median(values) -> float:
+    return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
 
 
 def summary_table(runs: Runs) -> pd.DataFrame:
@@ -63,26 +77,37 @@ def summary_table(runs: Runs) -> pd.DataFrame:
         ref = group[group["allocator"] == REFERENCE]
         ref_net, ref_over = _values(ref, "net_cycles_per_pair"), _values(ref, "overhead_ratio")
         for allocator, g in group.groupby("allocator", sort=False):
-            net, over = _values(g, "net_cycles_per_pair"), _values(g, "overhead_ratio")
-            cell = st.summarise_cell(net)
+            baseline, is_ref = allocator == BASELINE, allocator == REFERENCE
+            net, over, raw = _values(g, "net_cycles_per_pair"), _values(g, "overhead_ratio"), _values(g, "cycles_per_pair")
+            cell = st.summarise_cell(raw if baseline else net)  # the baseline's spread is that of its raw cost
             row = {"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
-                   "reps_ok": len(g), "net_cycles_per_pair": cell["median"], "net_cycles_ci_low": cell["ci_low"],
-                   "net_cycles_ci_high": cell["ci_high"], "net_cycles_cv": cell["cv"], "unstable": cell["unstable"],
-                   "cycles_per_pair": float(pd.Series(_values(g, "cycles_per_pair")).median()),
-                   "net_ns_per_pair": float(pd.Series(_values(g, "net_ns_per_pair")).median()),
-                   "overhead_ratio": float(pd.Series(over).median()) if len(over) else math.nan}
-            compare = allocator != BASELINE and len(ref_net) > 0
-            speed = st.ratio_of_medians(ref_net, net) if compare else {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-            ovr = st.ratio_of_medians(over, ref_over) if compare else {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-            speed_p = st.mann_whitney_p(net, ref_net) if compare and allocator != REFERENCE else math.nan
-            over_p = st.mann_whitney_p(over, ref_over) if compare and allocator != REFERENCE else math.nan
-            is_ref = allocator == REFERENCE
+                   "reps_ok": int(net.size), "net_cycles_per_pair": 0.0 if baseline else cell["median"],
+                   "net_cycles_ci_low": math.nan if baseline else cell["ci_low"],
+                   "net_cycles_ci_high": math.nan if baseline else cell["ci_high"],
+                   "net_cycles_ci_level": math.nan if baseline else cell["ci_level"],
+                   "net_cycles_cv": cell["cv"], "unstable": cell["unstable"], "cycles_per_pair": _median(raw),
+                   "net_ns_per_pair": _median(_values(g, "net_ns_per_pair")), "overhead_ratio": _median(over)}
+            notes = []
+            nan = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": ""}
+            speed = ovr = nan
+            speed_p = over_p = math.nan
+            speed_mark = over_mark = ""
+            if not baseline and ref_net.size == 0:
+                notes.append(f"no ok {REFERENCE} cell at these threads: nothing to compare with")
+            elif not baseline:
+                speed, ovr = st.ratio_of_medians(ref_net, net), st.ratio_of_medians(over, ref_over)
+                if speed["note"]:
+                    notes.append("speed: " + speed["note"])
+                if ovr["note"]:
+                    notes.append("overhead: " + ovr["note"])
+                if not is_ref:
+                    speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)
+                    speed_mark = st.significance_mark(speed_p, net.size, ref_net.size)
+                    over_mark = st.significance_mark(over_p, over.size, ref_over.size)
             row.update({"speed_vs_system": speed["ratio"], "speed_ci_low": speed["ci_low"], "speed_ci_high": speed["ci_high"],
-                        "speed_p": speed_p,
-                        "speed_significance": "" if is_ref or not compare else st.significance_mark(speed_p, len(net), len(ref_net)),
-                        "overhead_vs_system": ovr["ratio"], "overhead_ci_low": ovr["ci_low"], "overhead_ci_high": ovr["ci_high"],
-                        "overhead_p": over_p,
-                        "overhead_significance": "" if is_ref or not compare else st.significance_mark(over_p, len(over), len(ref_over))})
+                        "speed_p": speed_p, "speed_significance": speed_mark, "overhead_vs_system": ovr["ratio"],
+                        "overhead_ci_low": ovr["ci_low"], "overhead_ci_high": ovr["ci_high"], "overhead_p": over_p,
+                        "overhead_significance": over_mark, "notes": "; ".join(notes)})
             rows.append(row)
     return pd.DataFrame(rows, columns=COLUMN_NAMES)
 
@@ -101,18 +126,25 @@ def geomean_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def table_warnings(table: pd.DataFrame) -> list[str]:
-    """What a reader of the table must know: unstable cells, tests that cannot reach significance."""
+    """What a reader of the table must know: unstable cells, tests that cannot reach significance,
+    missing reference or intervals."""
     out = []
     unstable = table[table["unstable"]]
     if len(unstable):
-        out.append(f"{len(unstable)} of {len(table)} cells are unstable (CV of net cycles/pair >= "
-                   f"{st.UNSTABLE_CV:.0%}): " + ", ".join(f"{r.allocator}@{r.threads}" for r in unstable.itertuples()))
-    few = table[table["speed_significance"] == "n/a"]
+        out.append(f"{len(unstable)} of {len(table)} cells are unstable (CV >= {st.UNSTABLE_CV:.0%} over repetitions): " +
+                   ", ".join(f"{r.allocator}@{r.threads}" for r in unstable.itertuples()))
+    few = table[(table["speed_significance"] == "n/a") | (table["overhead_significance"] == "n/a")]
     if len(few):
         out.append(f"{len(few)} cells have too few repetitions for a Mann-Whitney test to reach p < {st.ALPHA} "
-                   "(it needs at least 4 repetitions of both allocators): significance is n/a")
+                   "(n1 vs n2 values reach at best p = 2 / C(n1+n2, n1), e.g. 0.1 for 3 vs 3): significance is n/a")
     if (table["reps_ok"] < 2).any():
-        out.append("some cells have fewer than 2 ok repetitions: no confidence interval or CV")
+        out.append("some cells have fewer than 2 usable repetitions: no confidence interval or CV")
+    if len(table) and not (table["allocator"] == REFERENCE).any():
+        out.append(f"no '{REFERENCE}' allocator in these results: nothing is relative to system")
+    levels = table["net_cycles_ci_level"].dropna()
+    if len(levels) and levels.min() < st.CONFIDENCE:
+        out.append(f"with this few repetitions the interval of a median is [min, max], a {levels.min():.2%} interval, "
+                   f"not {st.CONFIDENCE:.0%}")
     return out
 
 
@@ -142,6 +174,8 @@ def display_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         cv = _num(r.net_cycles_cv, "{:.3f}") + (" (unstable)" if r.unstable else "")
         speed = _with_ci(r.speed_vs_system, r.speed_ci_low, r.speed_ci_high, "{:.2f}")
         over = _with_ci(r.overhead_vs_system, r.overhead_ci_low, r.overhead_ci_high, "{:.2f}")
+        if r.allocator == REFERENCE:
+            speed = over = "1 (reference)"
         if r.speed_significance and speed != "n/a":
             speed += " " + r.speed_significance if r.speed_significance != "n/a" else " (test n/a)"
         if r.overhead_significance and over != "n/a":
@@ -150,16 +184,24 @@ def display_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             r.allocator + (" (baseline)" if baseline else ""), str(r.threads), str(r.reps_ok),
             f"0 (raw {_num(r.cycles_per_pair)})" if baseline else _with_ci(r.net_cycles_per_pair, r.net_cycles_ci_low,
                                                                             r.net_cycles_ci_high, "{:.1f}"),
-            "-" if baseline else cv, "0" if baseline else _num(r.net_ns_per_pair, "{:.2f}"),
+            cv, "0" if baseline else _num(r.net_ns_per_pair, "{:.2f}"),
             "-" if baseline else _num(r.overhead_ratio, "{:.3f}"),
             "-" if baseline else speed, "-" if baseline else over])
     return headers, rows
 
 
 LEGEND = ("net = allocator minus the void baseline (same threads, repetition, seed); medians over ok repetitions; "
-          "[95% CI] = percentile bootstrap of the median (ratios: both groups resampled); speed vs system > 1 = faster "
-          "than system; overhead vs system < 1 = leaner; ** p < 0.01, * p < 0.05 (two-sided Mann-Whitney U against "
-          "system); (test n/a) = too few repetitions for the test to reach p < 0.05; unstable = CV >= 5%.")
+          "[CI] of a median = distribution-free interval from order statistics (95%, or [min, max] when the repetitions "
+          "are too few: 93.75% for 5); [CI] of a ratio = 95% percentile bootstrap, both groups resampled (approximate); "
+          "speed vs system > 1 = faster than system; overhead vs system < 1 = leaner; ** p < 0.01, * p < 0.05 "
+          "(two-sided exact Mann-Whitney U against system); (test n/a) = too few repetitions for the test to reach "
+          "p < 0.05; unstable = CV >= 5% (void: of its raw cost). Repetitions replay one seed: intervals and tests "
+          "describe run-to-run noise on that operation stream, not other seeds.")
+
+
+def leading_text_columns(table: pd.DataFrame) -> int:
+    """How many columns at the left of display_rows() hold text (run, workload, allocator)."""
+    return 1 + int(table["run"].nunique() > 1) + int(table["workload"].nunique() > 1)
 
 
 def to_markdown(table: pd.DataFrame) -> str:
@@ -171,9 +213,12 @@ def to_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n\n" + LEGEND + "\n"
 
 
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
+                  "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
 def _latex_escape(text: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"), ("#", r"\#")):
-        text = text.replace(a, b)
+    text = re.sub(r"[\\{}_%&#$~^]", lambda m: _LATEX_SPECIAL[m.group(0)], text)  # one pass: no double escaping
     return text.replace("**", r"$^{**}$").replace(" *", r" $^{*}$")
 
 

@@ -24,6 +24,20 @@ def golden_doc():
         return json.load(f)
 
 
+def write_variant(tmp_path, name, change):
+    """A constructed variant of the golden file: `change(doc)` edits it in place (test input only)."""
+    with open(GOLDEN) as f:
+        doc = json.load(f)
+    change(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def iteration_entries(doc):
+    return [e for e in doc["benchmarks"] if e["run_type"] == "iteration"]
+
+
 @pytest.fixture
 def output_dir():
     """Where tests keep artefacts worth looking at afterwards (screenshots): TEST_OUTPUT_DIR or a tmp dir."""

@@ -52,6 +52,28 @@ def test_compare_of_a_run_with_itself_is_neutral(golden, tmp_path):
     assert (table["significance"] == "").all()
 
 
+def test_compare_names_the_cells_it_leaves_out(golden, tmp_path):
+    def fail_jemalloc(doc):
+        for e in doc["benchmarks"]:
+            if e["run_type"] == "iteration" and e["allocator"] == "jemalloc":
+                e.update(status="failed", reason="constructed")
+    from conftest import write_variant
+    b = write_variant(tmp_path, "b.json", fail_jemalloc)
+    runs = allocstress.load([golden, b])
+    table = compare.compare_runs(runs)
+    assert "jemalloc" not in set(table["allocator"])
+    text = compare.report_text(runs, table, "net_cycles_per_pair")
+    assert "not compared" in text and "jemalloc@1" in text and "jemalloc@2" in text
+
+
+def test_same_file_names_in_different_folders_are_told_apart(golden, tmp_path):
+    for machine in ("machineA", "machineB"):
+        (tmp_path / machine).mkdir()
+        scaled_copy(golden, str(tmp_path / machine / "results.json"), 1.0)
+    runs = allocstress.load([str(tmp_path / "machineA" / "results.json"), str(tmp_path / "machineB" / "results.json")])
+    assert runs.run_names() == ["machineA/results", "machineB/results"]
+
+
 def run_cli(*args):
     assert ALLOCSTRESS, "CTest sets ALLOCSTRESS to the built executable"
     return subprocess.run([ALLOCSTRESS, *args], capture_output=True, text=True, timeout=300)
@@ -92,6 +114,54 @@ def test_bad_results_files_get_one_clear_line(golden, tmp_path, case):
         assert len(lines) == 1 and lines[0].startswith("allocstress: error:") and path in lines[0] and message in lines[0], r.stderr
         assert "Traceback" not in r.stderr
     assert not os.path.exists(tmp_path / "r" / "index.html")
+
+
+def damaged(tmp_path, golden):
+    """Files that parse as results but are damaged inside, each with the message expected."""
+    doc = json.load(open(golden))
+    cases = {}
+    no_workload = json.loads(json.dumps(doc))
+    del no_workload["benchmarks"][0]["workload"]
+    cases["no_workload"] = (no_workload, "lacks a valid 'workload'")
+    bad_schema = json.loads(json.dumps(doc))
+    bad_schema["schema"] = 3
+    cases["bad_schema"] = (bad_schema, "not an allocstress results file")
+    not_object = json.loads(json.dumps(doc))
+    not_object["benchmarks"][3] = 7
+    cases["not_object"] = (not_object, "is not an object")
+    out = {}
+    for name, (content, message) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(content))
+        out[name] = (str(path), message)
+    return out
+
+
+@pytest.mark.parametrize("case", ["no_workload", "bad_schema", "not_object"])
+def test_damaged_results_get_one_clear_line(golden, tmp_path, case):
+    path, message = damaged(tmp_path, golden)[case]
+    r = run_cli("report", path, "-o", str(tmp_path / "r"))
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and message in lines[0] and path in lines[0], r.stderr
+
+
+def test_unwritable_csv_gets_one_clear_line_before_any_output(golden, tmp_path):
+    b = str(tmp_path / "b.json")
+    scaled_copy(golden, b, 1.0)
+    r = run_cli("compare", golden, b, "--csv", "/nonexistent/dir/x.csv")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "/nonexistent/dir/x.csv" in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def test_results_without_cells_still_give_a_report(golden, tmp_path):
+    doc = json.load(open(golden))
+    doc["benchmarks"] = []
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps(doc))
+    r = run_cli("report", str(path), "-o", str(tmp_path / "r"))
+    assert r.returncode == 0, r.stderr
+    assert os.path.exists(tmp_path / "r" / "index.html")
 
 
 @pytest.mark.parametrize("args,message", [

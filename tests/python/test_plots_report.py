@@ -11,6 +11,23 @@ from allocstress import plots
 from allocstress.report import write_report
 
 import browser
+from conftest import iteration_entries, write_variant
+
+
+def test_report_lists_failed_and_skipped_cells(tmp_path):
+    def break_cells(doc):
+        for e in iteration_entries(doc):
+            if e["allocator"] == "tbbmalloc" and e["threads"] == 2:
+                for k in ("cycles_per_pair", "net_cycles_per_pair", "overhead_ratio"):
+                    e.pop(k, None)
+                e.update(status="failed", reason="killed by signal 11 (SIGSEGV)")
+            if e["allocator"] == "mimalloc":
+                e.update(status="skipped")
+                e.pop("reason", None)  # a damaged entry without its reason must not break the report
+    path = write_variant(tmp_path, "broken.json", break_cells)
+    page = open(write_report([path], str(tmp_path / "r"), "test")).read()
+    assert "tbbmalloc at 2 threads: 5 cell(s) failed: killed by signal 11 (SIGSEGV)" in page
+    assert "mimalloc at 1 threads: 5 cell(s) skipped: (no reason recorded)" in page
 
 
 def test_plots_are_written_as_png_and_svg(golden, tmp_path):
@@ -30,7 +47,8 @@ def test_report_is_self_contained_and_renders(golden, tmp_path, output_dir):
     page = open(index).read()
     assert not re.search(r'(src|href)="(https?:)?//', page), "the report must open offline"
     assert page.count("<img ") == 4  # two figures per run
-    for text in ("allocstress report test", "Warnings", "Commands", "allocstress run --allocator", "Columns"):
+    for text in ("allocstress report test", "Warnings", "Commands", " run --allocator system --workload alloc-test", "Columns",
+                 "hardware counters"):
         assert text in page
     for name in ("summary.md", "summary.tex", "summary.csv"):
         assert os.path.getsize(os.path.join(tmp_path, "report", name)) > 0

@@ -17,18 +17,28 @@ def test_cv_on_known_values():
 def test_cell_summary_flags_instability_at_five_percent():
     steady = st.summarise_cell([100, 101, 99, 100, 100])
     assert steady["median"] == 100 and not steady["unstable"] and steady["n"] == 5
-    assert steady["ci_low"] <= 100 <= steady["ci_high"]
+    assert (steady["ci_low"], steady["ci_high"]) == (99, 101) and steady["ci_level"] == pytest.approx(0.9375)
     noisy = st.summarise_cell([80, 100, 120, 90, 110])
     assert noisy["unstable"] and noisy["cv"] == pytest.approx(np.std([80, 100, 120, 90, 110], ddof=1) / 100)
 
 
-def test_bootstrap_interval_of_a_constant_is_a_point_and_reproducible():
-    assert st.bootstrap_median_ci([7, 7, 7, 7]) == (7, 7)
-    data = [3, 9, 4, 8, 5, 7]
-    assert st.bootstrap_median_ci(data) == st.bootstrap_median_ci(data)
-    lo, hi = st.bootstrap_median_ci(data)
-    assert 3 <= lo <= np.median(data) <= hi <= 9
-    assert all(math.isnan(x) for x in st.bootstrap_median_ci([1]))
+def test_median_interval_from_order_statistics():
+    # 5 values cannot reach 95%: [min, max], whose level is 1 - 2 * 0.5^5 = 0.9375.
+    assert st.median_ci([5, 1, 3, 2, 4]) == (1, 5, pytest.approx(0.9375))
+    # 20 values: the textbook 95% interval of the median is [x(6), x(15)], level 0.9586.
+    lo, hi, level = st.median_ci(list(range(1, 21)))
+    assert (lo, hi) == (6, 15) and level == pytest.approx(0.95861, abs=1e-5)
+    assert st.median_ci([7, 7, 7, 7])[:2] == (7, 7)
+    assert all(math.isnan(x) for x in st.median_ci([1]))
+    assert st.median_ci([1, None, float("nan"), 3])[:2] == (1, 3)  # missing values are dropped
+
+
+def test_mann_whitney_is_exact_with_ties():
+    # [1,2,3,4] vs [4,5,6,7]: 4 of the 70 rank splits are at least as extreme (mid-rank 4.5 for the tie).
+    assert st.mann_whitney_p([1, 2, 3, 4], [4, 5, 6, 7]) == pytest.approx(4 / 70)
+    assert st.mann_whitney_p([1.0] * 4, [2.0] * 4) == pytest.approx(2 / 70)
+    assert st.mann_whitney_p([3, 3, 3], [3, 3, 3]) == 1.0
+    assert math.isnan(st.mann_whitney_p([], [1, 2]))
 
 
 def test_mann_whitney_on_fully_separated_samples():
@@ -48,14 +58,19 @@ def test_significance_marks():
 
 def test_ratio_of_medians_and_its_interval():
     r = st.ratio_of_medians([10, 10, 10], [5, 5, 5])
-    assert r == {"ratio": 2.0, "ci_low": 2.0, "ci_high": 2.0}
+    assert (r["ratio"], r["ci_low"], r["ci_high"], r["note"]) == (2.0, 2.0, 2.0, "")
     r = st.ratio_of_medians([9, 10, 11, 10, 12], [4, 5, 6, 5, 5])
     assert r["ratio"] == pytest.approx(2.0) and r["ci_low"] < 2.0 < r["ci_high"]
     undefined = st.ratio_of_medians([10, 10], [-1, 0])
-    assert math.isnan(undefined["ratio"]) and math.isnan(undefined["ci_low"])
+    assert math.isnan(undefined["ratio"]) and math.isnan(undefined["ci_low"]) and "<= 0" in undefined["note"]
+    negative = st.ratio_of_medians([-5, -4], [3, 4])  # a negative cost has no speed ratio either
+    assert math.isnan(negative["ratio"])
+    shaky = st.ratio_of_medians([59, 58, 60, 61, 57], [30, 25, -1, 28, 27])
+    assert shaky["ratio"] == pytest.approx(59 / 27) and math.isnan(shaky["ci_low"]) and "no interval" in shaky["note"]
 
 
 def test_geometric_mean():
     assert st.geometric_mean([2, 8]) == pytest.approx(4)
-    assert st.geometric_mean([2, 8, float("nan"), -1]) == pytest.approx(4)
+    assert st.geometric_mean([2, 8, float("nan"), None]) == pytest.approx(4)  # missing values are skipped
+    assert math.isnan(st.geometric_mean([0.5, -1, 2]))  # undefined, never silently dropped
     assert math.isnan(st.geometric_mean([]))

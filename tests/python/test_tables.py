@@ -8,6 +8,7 @@ import pytest
 
 import allocstress
 from allocstress import tables
+from conftest import iteration_entries, write_variant
 
 
 @pytest.fixture
@@ -40,6 +41,38 @@ def test_medians_and_ratios_match_the_entries(table, golden_doc):
             assert row.overhead_vs_system == pytest.approx(pystats.median(over) / pystats.median(over_sys))
 
 
+def test_median_intervals_are_min_max_for_five_repetitions(table, golden_doc):
+    for row in table[table["allocator"] != "void"].itertuples():
+        net = net_values(golden_doc, row.allocator, row.threads)
+        assert (row.net_cycles_ci_low, row.net_cycles_ci_high) == (min(net), max(net))
+        assert row.net_cycles_ci_level == pytest.approx(0.9375)
+    assert any("93.75% interval" in w for w in tables.table_warnings(table))
+
+
+def test_failed_baseline_repetitions_are_not_counted(tmp_path):
+    def fail_void_reps(doc):  # void failed in repetitions 0 and 1 at 1 thread: no net cost there
+        for e in iteration_entries(doc):
+            if e["threads"] == 1 and e["repetition_index"] < 2:
+                if e["allocator"] == "void":
+                    e.update(status="failed", reason="constructed failure")
+                else:
+                    e["net_cycles_per_pair"] = e["net_ns_per_pair"] = None
+    table = allocstress.summary_table(allocstress.load([write_variant(tmp_path, "f.json", fail_void_reps)]))
+    one = table[(table["threads"] == 1) & (table["allocator"] == "jemalloc")].iloc[0]
+    assert one["reps_ok"] == 3
+    assert one["speed_significance"] == "n/a"  # 3 vs 3 can never reach p < 0.05
+    assert any("too few repetitions" in w for w in tables.table_warnings(table))
+
+
+def test_without_system_nothing_is_relative(tmp_path):
+    def drop_system(doc):
+        doc["benchmarks"] = [e for e in doc["benchmarks"] if e["allocator"] != "system"]
+    table = allocstress.summary_table(allocstress.load([write_variant(tmp_path, "ns.json", drop_system)]))
+    assert table["speed_vs_system"].isna().all()
+    assert (table[table["allocator"] != "void"]["notes"].str.contains("nothing to compare")).all()
+    assert any("no 'system' allocator" in w for w in tables.table_warnings(table))
+
+
 def test_markdown_lists_every_allocator_with_legend(table):
     md = allocstress.to_markdown(table)
     for allocator in table["allocator"]:
@@ -50,8 +83,8 @@ def test_markdown_lists_every_allocator_with_legend(table):
 def test_latex_is_booktabs_and_escaped(table):
     tex = allocstress.to_latex(table)
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
-    if "tcmalloc_minimal" in set(table["allocator"]):
-        assert "tcmalloc\\_minimal" in tex and "tcmalloc_minimal" not in tex.replace("\\_", "")
+    assert "tcmalloc\\_minimal" in tex and "tcmalloc_minimal" not in tex  # every underscore escaped
+    assert "$^{**}$" in tex
 
 
 def test_csv_round_trips(table):

@@ -29,27 +29,26 @@ std::pair<unsigned, unsigned> threads_rep(const Json& r) {
 }  // namespace
 
 void attach_net_costs(std::vector<Json>& records) {
-  std::map<std::pair<unsigned, unsigned>, const Json*> baseline;
+  struct Baseline {
+    double cycles_per_pair, ns_per_pair;
+  };
+  std::map<std::pair<unsigned, unsigned>, Baseline> baseline;  // by (threads, repetition)
   for (const auto& r : records)
-    if (is_ok(r) && r.at("allocator") == kBaselineAllocator) baseline[threads_rep(r)] = &r;
-  std::map<std::pair<unsigned, unsigned>, double> baseline_cycles, baseline_ns;
-  for (const auto& [k, r] : baseline) {
-    baseline_cycles[k] = r->at("cycles_per_pair").get<double>();
-    baseline_ns[k] = r->at("ns_per_pair").get<double>();
-  }
+    if (is_ok(r) && r.at("allocator") == kBaselineAllocator)
+      baseline[threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>()};
   for (auto& r : records) {
     if (!is_ok(r)) continue;
-    const auto it = baseline_cycles.find(threads_rep(r));
-    if (it == baseline_cycles.end()) {
+    const auto it = baseline.find(threads_rep(r));
+    if (it == baseline.end()) {
       r["baseline_cycles_per_pair"] = nullptr;
       r["net_cycles_per_pair"] = nullptr;
       r["net_ns_per_pair"] = nullptr;
       r["warnings"].push_back("no ok void-baseline record for the same threads and repetition: net cost is n/a");
       continue;
     }
-    r["baseline_cycles_per_pair"] = it->second;
-    r["net_cycles_per_pair"] = r.at("cycles_per_pair").get<double>() - it->second;
-    r["net_ns_per_pair"] = r.at("ns_per_pair").get<double>() - baseline_ns.at(threads_rep(r));
+    r["baseline_cycles_per_pair"] = it->second.cycles_per_pair;
+    r["net_cycles_per_pair"] = r.at("cycles_per_pair").get<double>() - it->second.cycles_per_pair;
+    r["net_ns_per_pair"] = r.at("ns_per_pair").get<double>() - it->second.ns_per_pair;
   }
 }
 

@@ -22,6 +22,21 @@ volatile sig_atomic_t g_interrupted = 0;
 
 void on_interrupt(int) { g_interrupted = 1; }
 
+// A null-terminated char* array over strings it owns, as execve wants; built before fork, since
+// the child may only make async-signal-safe calls.
+class CStringArray {
+ public:
+  explicit CStringArray(std::vector<std::string> strings) : strings_(std::move(strings)) {
+    for (auto& s : strings_) pointers_.push_back(s.data());
+    pointers_.push_back(nullptr);
+  }
+  char** data() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> pointers_;
+};
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -77,6 +92,11 @@ std::vector<std::string> environment_with(const EnvironmentChanges& changes) {
   return env;
 }
 
+void exec_with_environment(const std::vector<std::string>& argv, const EnvironmentChanges& changes) {
+  CStringArray cargv(argv), cenv(environment_with(changes));
+  execve(cargv.data()[0], cargv.data(), cenv.data());
+}
+
 ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& changes, double timeout_s) {
   ChildOutcome r;
   const auto t0 = std::chrono::steady_clock::now();
@@ -92,12 +112,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
     return r;
   }
   // Everything the child needs is built before fork: after fork only async-signal-safe calls.
-  const std::vector<std::string> env = environment_with(changes);
-  std::vector<char*> cargv, cenv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
-  cenv.push_back(nullptr);
+  CStringArray cargv(argv), cenv(environment_with(changes));
 
   const pid_t parent = getpid();
   const pid_t pid = fork();
@@ -113,7 +128,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
     if (getppid() != parent) _exit(127);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
-    execve(cargv[0], cargv.data(), cenv.data());
+    execve(cargv.data()[0], cargv.data(), cenv.data());
     _exit(127);
   }
   setpgid(pid, pid);

@@ -44,4 +44,8 @@ std::string shell_command_line(const std::vector<std::string>& argv);
 // This process's environment with `changes` applied, as NAME=VALUE strings.
 std::vector<std::string> environment_with(const EnvironmentChanges& changes);
 
+// Replaces this process with argv[0] (an absolute path), run with this process's environment
+// plus `changes`.  Returns only if execve failed (errno says why).
+void exec_with_environment(const std::vector<std::string>& argv, const EnvironmentChanges& changes);
+
 }  // namespace allocstress

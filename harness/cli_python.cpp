@@ -48,14 +48,7 @@ int exec_python_command(const std::string& command, const std::vector<std::strin
   }
   std::vector<std::string> argv = {ALLOCSTRESS_PYTHON, "-m", "allocstress", command};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  std::vector<std::string> env = environment_with(python_environment(root));
-  std::vector<char*> cenv;
-  for (auto& e : env) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
-  execve(argv[0].c_str(), cargv.data(), cenv.data());
+  exec_with_environment(argv, python_environment(root));
   std::cerr << "allocstress: error: cannot run " << argv[0] << ": " << std::strerror(errno)
             << " (install Debian's python3; scripts/setup-deps.sh does)\n";
   return 1;

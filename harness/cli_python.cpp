@@ -1,9 +1,8 @@
 // Locating the Python package and running its commands.
 #include "cli_python.hpp"
 
-#include <unistd.h>
-
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>

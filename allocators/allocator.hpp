@@ -24,6 +24,22 @@ concept Allocator = requires(A& a, std::size_t n, void* p) {
 };
 
 // Optional capability: the usable size of a block (>= requested).  Declared, never guessed.
+// Optional capability: a placement hint from the workload.  A workload that knows which of its
+// blocks will be hot (visited often, e.g. nodes near a tree's root) says so; a backend that
+// steers placement (eqclass) uses it, every other backend never sees it (allocate_hinted below).
+enum class PlacementHint { none, hot, cold };
+
+template <class A>
+concept HasPlacementHint = Allocator<A> && requires(A& a, std::size_t n, PlacementHint h) {
+  { a.allocate(n, h) } -> std::same_as<void*>;
+};
+
+template <Allocator A>
+void* allocate_hinted(A& a, std::size_t n, PlacementHint hint) {
+  if constexpr (HasPlacementHint<A>) return a.allocate(n, hint);
+  else return a.allocate(n);
+}
+
 template <class A>
 concept HasUsableSize = Allocator<A> && requires(A& a, void* p) {
   { a.usable_size(p) } -> std::convertible_to<std::size_t>;

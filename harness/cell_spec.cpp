@@ -3,20 +3,61 @@
 
 namespace allocstress {
 
+const std::vector<std::string>& workload_names() {
+  static const std::vector<std::string> names = {kAllocTestWorkload, kBinTreeWorkload, kLinkedListWorkload, kMultiListWorkload};
+  return names;
+}
+
 std::vector<std::string> run_arguments(const CellSpec& c) {
   std::vector<std::string> args = {"--allocator",
                                    c.user_library.empty() ? c.allocator : c.allocator + "=" + c.user_library,
                                    "--workload", c.workload,
-                                   "--threads", std::to_string(c.params.threads),
-                                   "--slots", std::to_string(c.params.slots_total),
-                                   "--max-size-exp", std::to_string(c.params.max_size_exp),
-                                   "--iterations", std::to_string(c.params.iterations_per_thread),
-                                   "--access", std::string(to_string(c.params.access)),
-                                   "--seed", std::to_string(c.params.seed),
-                                   "--placement", std::string(to_string(c.placement.policy))};
+                                   "--threads", std::to_string(c.params.threads)};
+  auto add = [&](const char* option, const std::string& value) {
+    args.push_back(option);
+    args.push_back(value);
+  };
+  if (is_structure_workload(c.workload)) {
+    const StructureParams& s = c.structure;
+    add("--nodes", std::to_string(s.nodes));
+    add("--node-size", std::to_string(s.node_size));
+    add("--searches", std::to_string(s.searches));
+    add("--interleave", std::to_string(s.interleave));
+    add("--churn", std::to_string(s.churn_percent));
+    if (c.workload == kMultiListWorkload) {
+      add("--heads", std::to_string(s.heads));
+      add("--zipf", nlohmann::json(s.zipf).dump());  // shortest text that reads back as the same double
+    }
+    if (s.hints) args.push_back("--hints");
+  } else {
+    add("--slots", std::to_string(c.params.slots_total));
+    add("--max-size-exp", std::to_string(c.params.max_size_exp));
+    add("--iterations", std::to_string(c.params.iterations_per_thread));
+    add("--access", std::string(to_string(c.params.access)));
+  }
+  add("--seed", std::to_string(c.params.seed));
+  add("--placement", std::string(to_string(c.placement.policy)));
   if (c.placement.reserve_os_pu) args.push_back("--reserve-os-pu");
   if (c.placement.oversubscribe) args.push_back("--oversubscribe");
+  if (c.cache_sim) args.push_back("--cache-sim");
   return args;
+}
+
+nlohmann::json structure_params_json(const std::string& workload, const StructureParams& s) {
+  nlohmann::json j = {{"nodes", s.nodes},           {"node_size", s.node_size},         {"searches", s.searches},
+                      {"interleave", s.interleave}, {"churn_percent", s.churn_percent}, {"hints", s.hints}};
+  if (workload == kMultiListWorkload) {
+    j["heads"] = s.heads;
+    j["zipf"] = s.zipf;
+  }
+  return j;
+}
+
+nlohmann::json cell_params_json(const CellSpec& c) {
+  if (!is_structure_workload(c.workload)) return params_json(c.params);
+  nlohmann::json j = structure_params_json(c.workload, c.structure);
+  j["seed"] = c.params.seed;
+  return j;
 }
 
 nlohmann::json params_json(const AllocTestParams& p) {

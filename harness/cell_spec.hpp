@@ -9,19 +9,27 @@
 #include <vector>
 
 #include "../workloads/alloc_test.hpp"
+#include "../workloads/structure_params.hpp"
 #include "topology.hpp"
 
 namespace allocstress {
 
 inline constexpr const char* kAllocTestWorkload = "alloc-test";
 
+// params.threads and params.seed apply to every workload; the rest of `params` only to
+// alloc-test, `structure` only to bintree, linkedlist and multilist.
 struct CellSpec {
   std::string allocator;     // a catalogue name
   std::string user_library;  // non-empty: the allocator came from --allocator NAME=PATH
   std::string workload = kAllocTestWorkload;
   AllocTestParams params;
   PlacementRequest placement;
+  StructureParams structure;
+  bool cache_sim = false;    // a simulated-cache run under callgrind instead of a timing run
 };
+
+// The workloads `run` and `matrix` accept, in the order the CLI lists them.
+const std::vector<std::string>& workload_names();
 
 // Arguments after `allocstress run` that reproduce this cell.
 std::vector<std::string> run_arguments(const CellSpec& cell);
@@ -29,5 +37,12 @@ std::vector<std::string> run_arguments(const CellSpec& cell);
 // {"slots_total":…, "slots_per_thread":…, "max_size_exp":…, "iterations_per_thread":…,
 //  "memory_access":…, "seed":…}
 nlohmann::json params_json(const AllocTestParams& params);
+
+// {"nodes":…, "node_size":…, "searches":…, "interleave":…, "churn_percent":…, "hints":…}
+// plus "heads" and "zipf" for multilist.
+nlohmann::json structure_params_json(const std::string& workload, const StructureParams& params);
+
+// The `params` block of a cell's record: the workload's own parameters, with seed.
+nlohmann::json cell_params_json(const CellSpec& cell);
 
 }  // namespace allocstress

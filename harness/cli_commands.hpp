@@ -24,6 +24,7 @@ struct RunCommand {
   std::string allocator;
   std::string threads = "1";
   bool verify_only = false;
+  bool cache_sim = false;
   WorkloadOptions workload;
   void add_to(CLI::App& app);
   int execute(char** argv);
@@ -40,6 +41,7 @@ struct MatrixCommand {
   double timeout_s = 0;
   bool resume = false;
   bool force = false;
+  bool cache_sim = false;
   WorkloadOptions workload;
   void add_to(CLI::App& app);
   int execute(const std::string& command_line);

@@ -51,13 +51,21 @@ std::vector<unsigned> parse_thread_list(const std::string& text) {
 
 void WorkloadOptions::add_to(CLI::App& app) {
   tracked = {
-      app.add_option("--workload", workload, "Workload to run (accepted: alloc-test)"),
+      app.add_option("--workload", workload, "Workload: alloc-test (default), bintree, linkedlist or multilist"),
       app.add_option("--slots", slots, "Total slots, split equally across threads")->check(kWholeNumber),
       app.add_option("--max-size-exp", max_size_exp, "E: block sizes are < 2^E (accepted: 3..28)")->check(kWholeNumber),
       app.add_option("--iterations", iterations, "Iterations per thread")->check(kWholeNumber),
       app.add_option("--access", access, "Memory access per block: none, write, write_read"),
       app.add_option("--seed", seed, "Seed of the operation stream")->check(kWholeNumber),
       app.add_option("--placement", placement, "Thread placement: compact (default) or scatter"),
+      app.add_option("--nodes", nodes, "bintree/linkedlist/multilist: nodes (multilist: sub-list nodes)")->check(kWholeNumber),
+      app.add_option("--node-size", node_size, "bintree/linkedlist/multilist: bytes per node, a multiple of 8")->check(kWholeNumber),
+      app.add_option("--searches", searches, "bintree/linkedlist/multilist: queries per thread")->check(kWholeNumber),
+      app.add_option("--interleave", interleave, "bintree/linkedlist/multilist: other-sized live blocks after each node (0..64)")->check(kWholeNumber),
+      app.add_option("--churn", churn, "bintree/linkedlist/multilist: percent of nodes deleted and re-inserted before searching")->check(kWholeNumber),
+      app.add_option("--heads", heads, "multilist: head nodes")->check(kWholeNumber),
+      app.add_option("--zipf", zipf, "multilist: key1 popularity ~ 1/rank^ZIPF (0..10, 0 = uniform)"),
+      app.add_flag("--hints", hints, "bintree/linkedlist/multilist: pass hot/cold placement hints to the allocator"),
   };
   app.add_flag("--reserve-os-pu", reserve_os_pu, "Leave the last PU free for the OS");
   app.add_flag("--oversubscribe", oversubscribe, "Allow more worker threads than usable PUs");
@@ -80,10 +88,68 @@ AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vec
   }
 }
 
+namespace {
+
+const char* const kAllocTestOptions[] = {"--slots", "--max-size-exp", "--iterations", "--access"};
+const char* const kStructureOptions[] = {"--nodes", "--node-size", "--searches", "--interleave", "--churn", "--hints", "--heads", "--zipf"};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> selected_workloads(const WorkloadOptions& o, bool allow_list) {
+  std::vector<std::string> out;
+  std::stringstream items(o.workload);
+  std::string item;
+  while (std::getline(items, item, ','))
+    if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  const std::string accepted = joined(workload_names());
+  if (out.empty()) throw UsageError("--workload '" + o.workload + "' names no workload (accepted: " + accepted + ")");
+  if (out.size() > 1 && !allow_list)
+    throw UsageError("run takes one workload, got '" + o.workload + "' (accepted: one of " + accepted + ")");
+  for (const auto& w : out)
+    if (std::find(workload_names().begin(), workload_names().end(), w) == workload_names().end())
+      throw UsageError("unknown workload '" + w + "' (accepted: " + accepted + ")");
+  const bool any_alloc_test = std::find(out.begin(), out.end(), kAllocTestWorkload) != out.end();
+  const bool any_structure = std::any_of(out.begin(), out.end(), [](const std::string& w) { return is_structure_workload(w); });
+  const bool any_multilist = std::find(out.begin(), out.end(), kMultiListWorkload) != out.end();
+  for (const char* opt : kAllocTestOptions)
+    if (o.given(opt) && !any_alloc_test) throw UsageError(std::string(opt) + " applies to alloc-test only, not to " + joined(out));
+  for (const char* opt : kStructureOptions) {
+    const bool multilist_only = std::string(opt) == "--heads" || std::string(opt) == "--zipf";
+    if (o.given(opt) && (multilist_only ? !any_multilist : !any_structure))
+      throw UsageError(std::string(opt) + " applies to " + (multilist_only ? "multilist" : "bintree, linkedlist and multilist") +
+                       " only, not to " + joined(out));
+  }
+  return out;
+}
+
+StructureParams structure_params_for(const WorkloadOptions& o, const std::string& workload) {
+  StructureParams p = default_structure_params(workload);
+  if (o.given("--nodes")) p.nodes = o.nodes;
+  if (o.given("--node-size")) p.node_size = o.node_size;
+  if (o.given("--searches")) p.searches = o.searches;
+  if (o.given("--interleave")) p.interleave = o.interleave;
+  if (o.given("--churn")) p.churn_percent = o.churn;
+  if (o.given("--hints")) p.hints = o.hints;
+  if (workload == kMultiListWorkload) {
+    if (o.given("--heads")) p.heads = o.heads;
+    if (o.given("--zipf")) p.zipf = o.zipf;
+  }
+  try {
+    validate(workload, p);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return p;
+}
+
 void apply_workload_options(const WorkloadOptions& o, AllocTestParams& p, PlacementRequest& placement) {
   try {
-    if (o.workload != kAllocTestWorkload)
-      throw UsageError("unknown workload '" + o.workload + "' (accepted: alloc-test)");
     if (o.given("--slots")) p.slots_total = o.slots;
     if (o.given("--max-size-exp")) p.max_size_exp = o.max_size_exp;
     if (o.given("--iterations")) p.iterations_per_thread = o.iterations;

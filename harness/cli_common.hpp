@@ -31,10 +31,14 @@ std::vector<unsigned> parse_thread_list(const std::string& text);
 // Options shared by `run` and `matrix`.  Fields hold the values given on the command line;
 // `given()` tells which were given, so presets can fill the rest.
 struct WorkloadOptions {
-  std::string workload = kAllocTestWorkload;
+  std::string workload = kAllocTestWorkload;  // `matrix` accepts a comma-separated list
   std::uint64_t slots = 0, iterations = 0, seed = 0;
   unsigned max_size_exp = 0;
   std::string access, placement = "compact";
+  std::uint64_t nodes = 0, node_size = 0, searches = 0, heads = 0;
+  unsigned interleave = 0, churn = 0;
+  double zipf = 0;
+  bool hints = false;
   bool reserve_os_pu = false, oversubscribe = false;
   std::string manifest;
   std::vector<CLI::Option*> tracked;
@@ -42,6 +46,13 @@ struct WorkloadOptions {
   void add_to(CLI::App& app);
   bool given(const std::string& long_name) const;
 };
+
+// The workloads named by --workload, checked against workload_names(); a list only when
+// `allow_list`.  Also rejects options that apply to none of them.  Throws UsageError.
+std::vector<std::string> selected_workloads(const WorkloadOptions& options, bool allow_list);
+
+// The structure parameters of `workload`: its defaults, overridden by the options given; validated.
+StructureParams structure_params_for(const WorkloadOptions& options, const std::string& workload);
 
 // The catalogue from --manifest (or the default), plus NAME=PATH user allocators.
 // Errors from either become UsageError.

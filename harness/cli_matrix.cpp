@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "../allocators/bump_allocator.hpp"
+#include "cache_simulation.hpp"
 #include "child_process.hpp"
 #include "cli_commands.hpp"
 #include "machine_context.hpp"
@@ -38,11 +40,32 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
-fs::path default_output(const std::string& preset) {
+fs::path default_output(const std::vector<std::string>& workloads, const std::string& preset) {
   char stamp[32];
   const std::time_t t = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return fs::path("out") / ("alloc-test-" + preset + "-" + stamp + ".json");
+  std::string names;
+  for (const auto& w : workloads) names += (names.empty() ? "" : "+") + w;
+  return fs::path("out") / (names + "-" + preset + "-" + stamp + ".json");
+}
+
+// Why `allocator` cannot run `workload` in this plan, or "".
+std::string pair_problem(const MatrixPlan& plan, const std::string& workload, const std::string& allocator) {
+  if (allocator == "void" && is_structure_workload(workload))
+    return "void returns one buffer for every block, so no structure can be built; structure figures are raw, with no "
+           "baseline subtracted";
+  if (allocator == BumpAllocator::name() && workload == kAllocTestWorkload) {
+    // bump never reuses memory: every malloc of the run stays mapped.  Half the iterations are mallocs.
+    const double mean = InverseSizeSampler(plan.params.max_size_exp).mean_size() + double(BumpAllocator::kAlignment);
+    const unsigned threads = *std::max_element(plan.thread_counts.begin(), plan.thread_counts.end());
+    const double need = double(threads) * double(plan.params.iterations_per_thread) / 2 * mean;
+    const double budget = double(ChunkSource::process_budget());
+    if (need > budget)
+      return "bump never reuses memory: this alloc-test needs about " + std::to_string(int(need / double(1 << 30))) +
+             " GiB, over its budget of " + std::to_string(int(budget / double(1 << 30))) +
+             " GiB (half of physical memory); ask for fewer --iterations";
+  }
+  return "";
 }
 
 // The newest journal under out/, for `--resume` without `--out`.
@@ -83,6 +106,8 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds (default: quick 120, study 3600)");
   cmd->add_flag("--resume", resume, "Continue an interrupted matrix from its journal (the plan comes from the journal)");
   cmd->add_flag("--force", force, "Overwrite an existing results file");
+  cmd->add_flag("--cache-sim", cache_sim,
+                "Add one callgrind cache-simulation cell per structure workload x allocator x threads (slow, deterministic)");
   workload.add_to(*cmd);
 }
 
@@ -90,7 +115,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   const std::string exe = executable_path();
   if (resume) {
     for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--force",
-                            "--manifest", "--reserve-os-pu", "--oversubscribe"})
+                            "--manifest", "--reserve-os-pu", "--oversubscribe", "--cache-sim"})
       if (cmd->count(opt) > 0) throw UsageError(std::string("--resume continues the journal's own plan; drop ") + opt);
     for (const auto* o : workload.tracked)
       if (o->count() > 0) throw UsageError("--resume continues the journal's own plan; drop " + o->get_name());
@@ -122,7 +147,25 @@ int MatrixCommand::execute(const std::string& command_line) {
   MatrixPlan plan;
   plan.preset = p.name;
   plan.params = p.params;
+  plan.workloads = selected_workloads(workload, true);
   apply_workload_options(workload, plan.params, plan.placement);
+  const bool any_alloc_test = std::find(plan.workloads.begin(), plan.workloads.end(), kAllocTestWorkload) != plan.workloads.end();
+  bool any_structure = false;
+  for (const auto& w : plan.workloads)
+    if (is_structure_workload(w)) {
+      plan.structure[w] = structure_params_for(workload, w);
+      any_structure = true;
+    }
+  plan.cache_sim = cache_sim;
+  if (cache_sim && !any_structure)
+    throw UsageError("--cache-sim needs a data-structure workload (--workload bintree, linkedlist or multilist)");
+  if (cache_sim) {
+    try {
+      cache_simulation_command({}, "/dev/null");  // valgrind and setarch are there
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+  }
   plan.placement.reserve_os_pu = plan.placement.reserve_os_pu || p.reserve_os_pu;  // study always leaves one PU
   plan.repetitions = cmd->count("--reps") ? reps : p.repetitions;
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
@@ -144,7 +187,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     check.threads = t;
     try {
       topology.choose_pus(r);
-      validate(check);
+      if (any_alloc_test) validate(check);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
@@ -161,6 +204,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   } else {
     for (const auto& s : catalog.all()) wanted.push_back(s.name);
   }
+  if (!any_alloc_test) std::erase(wanted, std::string("void"));  // the baseline of alloc-test only
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   for (const auto& name : wanted) {
@@ -188,10 +232,13 @@ int MatrixCommand::execute(const std::string& command_line) {
       }
     }
     plan.allocators.push_back(a);
+    for (const auto& w : plan.workloads)
+      if (const std::string why = pair_problem(plan, w, a.name); !why.empty()) plan.skipped.push_back({w, a.name, why});
   }
-  if (plan.allocators.size() < 2) std::cerr << "note: only the void baseline will run\n";
+  if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
+  if (plan.allocators.size() < 2 && any_alloc_test) std::cerr << "note: only the void baseline will run\n";
 
-  const fs::path results = out.empty() ? default_output(plan.preset) : fs::path(out);
+  const fs::path results = out.empty() ? default_output(plan.workloads, plan.preset) : fs::path(out);
   if (results.extension() != ".json")
     throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
   if (fs::exists(results) && !force)
@@ -208,9 +255,12 @@ int MatrixCommand::execute(const std::string& command_line) {
   nlohmann::json context = machine_context(topology, command_line);
   ResultsJournal journal = ResultsJournal::create(journal_path_for(results), {{"plan", plan.to_json()}, {"context", context}});
   const std::size_t cells = plan.cells().size();
-  std::cerr << "matrix: " << plan.allocators.size() << " allocators x " << plan.thread_counts.size() << " thread counts x "
-            << plan.repetitions << " repetitions = " << cells << " cells";
+  std::cerr << "matrix: " << plan.workloads.size() << " workload(s) x " << plan.allocators.size() << " allocators x "
+            << plan.thread_counts.size() << " thread counts x " << plan.repetitions << " repetitions"
+            << (plan.skipped.empty() ? "" : " minus skipped pairs") << (plan.cache_sim ? " plus cache simulations" : "") << " = "
+            << cells << " cells";
   for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
+  for (const auto& sk : plan.skipped) std::cerr << "\n  skipped: " << sk.allocator << " x " << sk.workload << " (" << sk.reason << ")";
   std::cerr << "\n";
   return run_matrix(plan, journal, {results, table_path_for(results)}, exe);
 }

@@ -2,6 +2,9 @@
 // A drop-in allocator needs LD_PRELOAD from the start of the process, so when the environment is
 // not yet the one the cell needs, this command re-executes itself once with it; then it checks
 // that malloc really resolves into the expected library before measuring anything.
+// With --cache-sim it runs the same cell once more under callgrind (cache_simulation.hpp) and
+// prints that run's record with the simulated figures attached.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,7 +12,9 @@
 #include <cstring>
 #include <iostream>
 
+#include "cache_simulation.hpp"
 #include "cell_runner.hpp"
+#include "child_process.hpp"
 #include "cli_commands.hpp"
 #include "malloc_provider.hpp"
 #include "presets.hpp"
@@ -20,7 +25,10 @@ namespace allocstress {
 namespace {
 
 // Returns only when the environment already is the one `spec` needs; otherwise re-executes.
+// Under valgrind LD_PRELOAD also names valgrind's own preload, so only the malloc check that
+// follows (verify_malloc_provider) decides there.
 void ensure_cell_environment(const AllocatorSpec& spec, char** argv) {
+  if (running_under_valgrind()) return;
   const EnvironmentChanges want = preload_environment(spec);
   bool ready = true;
   for (const auto& [name, value] : want) {
@@ -38,6 +46,46 @@ void ensure_cell_environment(const AllocatorSpec& spec, char** argv) {
   throw std::runtime_error(std::string("could not re-execute /proc/self/exe: ") + std::strerror(errno));
 }
 
+// Runs argv (this cell, under callgrind, with the allocator's preload) and prints its record
+// with the simulated figures.
+int run_cache_simulation(char** argv, const EnvironmentChanges& env) {
+  std::vector<std::string> cell_argv;
+  std::error_code ec;
+  cell_argv.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
+  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
+  for (char** a = argv + 1; *a != nullptr; ++a) cell_argv.push_back(*a);
+  char dir_template[] = "/tmp/allocstress-callgrind-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) throw std::runtime_error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
+  const std::filesystem::path dir = dir_template, profile = dir / "callgrind.out";
+  const std::vector<std::string> command = cache_simulation_command(cell_argv, profile);
+  const ChildOutcome outcome = run_child(command, env, 0);
+  nlohmann::json record;
+  const auto start = outcome.out.rfind("\n{");
+  if (outcome.end == ChildOutcome::End::exited)
+    record = nlohmann::json::parse(start == std::string::npos ? outcome.out : outcome.out.substr(start + 1), nullptr, false);
+  if (!outcome.succeeded() || !record.is_object()) {
+    std::filesystem::remove_all(dir, ec);
+    std::cerr << "allocstress: error: the cell under callgrind failed: " << describe_failure(outcome, 0) << "\n";
+    if (record.is_object()) std::cout << json_text(record) << std::endl;
+    return kExitCellFailed;
+  }
+  try {
+    record["simulated_cache"] = simulated_cache_figures(profile);
+  } catch (const std::runtime_error& e) {
+    record["status"] = "failed";
+    record["reason"] = e.what();
+  }
+  record["simulation_command"] = shell_command_line(command);
+  record["warnings"].push_back("timing fields of a simulate record were measured under valgrind and are not the machine's");
+  std::filesystem::remove_all(dir, ec);
+  std::cout << json_text(record) << std::endl;
+  if (record["status"] != "ok") {
+    std::cerr << "allocstress: error: cell failed: " << record["reason"].get<std::string>() << "\n";
+    return kExitCellFailed;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void RunCommand::add_to(CLI::App& app) {
@@ -45,6 +93,8 @@ void RunCommand::add_to(CLI::App& app) {
   cmd->add_option("--allocator", allocator, "Allocator name, or NAME=/path/lib.so")->required();
   cmd->add_option("--threads", threads, "Worker threads (default 1)");
   cmd->add_flag("--verify-only", verify_only, "Only check that malloc resolves into the allocator's library");
+  cmd->add_flag("--cache-sim", cache_sim,
+                "bintree/linkedlist/multilist: simulate the search phase's L1/LL misses with callgrind (slow, deterministic)");
   workload.add_to(*cmd);
 }
 
@@ -60,13 +110,26 @@ int RunCommand::execute(char** argv) {
   }
   if (!spec->available()) throw UsageError("allocator '" + spec->name + "' is not installed: " + spec->unavailable_reason);
 
-  CellSpec cell{spec->name, user_library ? spec->library : "", kAllocTestWorkload, find_preset("quick").params, {}};
+  CellSpec cell;
+  cell.allocator = spec->name;
+  cell.user_library = user_library ? spec->library : "";
+  cell.workload = selected_workloads(workload, false).front();
+  cell.params = find_preset("quick").params;
   apply_workload_options(workload, cell.params, cell.placement);
+  if (is_structure_workload(cell.workload)) {
+    cell.structure = structure_params_for(workload, cell.workload);
+    if (spec->name == "void")
+      throw UsageError("allocator 'void' cannot run " + cell.workload +
+                       ": it returns one buffer for every block, so no structure can be built (use it with alloc-test)");
+  }
+  cell.cache_sim = cache_sim;
+  if (cache_sim && !is_structure_workload(cell.workload))
+    throw UsageError("--cache-sim applies to bintree, linkedlist and multilist (their search phase), not to " + cell.workload);
   const auto counts = parse_thread_list(threads);
   if (counts.size() != 1) throw UsageError("run takes one thread count, got '" + threads + "' (accepted: e.g. --threads 2)");
   cell.params.threads = cell.placement.threads = counts[0];
   try {
-    validate(cell.params);
+    if (!is_structure_workload(cell.workload)) validate(cell.params);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -78,6 +141,7 @@ int RunCommand::execute(char** argv) {
     throw UsageError(e.what());
   }
 
+  if (cache_sim && !verify_only && !running_under_valgrind()) return run_cache_simulation(argv, preload_environment(*spec));
   ensure_cell_environment(*spec, argv);
   if (const std::string bad = verify_malloc_provider(*spec); !bad.empty()) {
     std::cerr << "allocstress: error: preload verification failed: " << bad << "\n";

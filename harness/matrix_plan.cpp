@@ -5,15 +5,54 @@
 
 namespace allocstress {
 
+namespace {
+
+MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const AllocatorSpec& a, unsigned threads,
+                     unsigned rep, bool cache_sim) {
+  CellSpec spec;
+  spec.allocator = a.name;
+  spec.user_library = a.origin == "command line" ? a.library_path : "";
+  spec.workload = workload;
+  spec.params = plan.params;
+  spec.placement = plan.placement;
+  spec.params.threads = spec.placement.threads = threads;
+  if (const auto it = plan.structure.find(workload); it != plan.structure.end()) spec.structure = it->second;
+  spec.cache_sim = cache_sim;
+  const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) +
+                          (cache_sim ? std::string("/cache-sim") : "/rep:" + std::to_string(rep));
+  return {key, spec, rep};
+}
+
+}  // namespace
+
+const SkippedPair* MatrixPlan::skipped_pair(const std::string& workload, const std::string& allocator) const {
+  for (const auto& s : skipped)
+    if (s.workload == workload && s.allocator == allocator) return &s;
+  return nullptr;
+}
+
 std::vector<MatrixCell> MatrixPlan::cells() const {
   std::vector<MatrixCell> out;
   for (unsigned rep = 0; rep < repetitions; ++rep)
     for (unsigned t : thread_counts)
-      for (const auto& a : allocators) {
-        CellSpec spec{a.name, a.origin == "command line" ? a.library_path : "", kAllocTestWorkload, params, placement};
-        spec.params.threads = spec.placement.threads = t;
-        out.push_back({a.name + "/threads:" + std::to_string(t) + "/rep:" + std::to_string(rep), spec, rep});
-      }
+      for (const auto& w : workloads)
+        for (const auto& a : allocators)
+          if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, false));
+  if (cache_sim)
+    for (unsigned t : thread_counts)
+      for (const auto& w : workloads)
+        for (const auto& a : allocators)
+          if (is_structure_workload(w) && skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, 0, true));
+  return out;
+}
+
+std::vector<MatrixCell> MatrixPlan::skipped_cells() const {
+  std::vector<MatrixCell> out;
+  for (unsigned rep = 0; rep < repetitions; ++rep)
+    for (unsigned t : thread_counts)
+      for (const auto& w : workloads)
+        for (const auto& a : allocators)
+          if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, false));
   return out;
 }
 
@@ -47,10 +86,16 @@ nlohmann::json MatrixPlan::to_json() const {
   for (const auto& e : excluded) excl.push_back({{"allocator", allocstress::to_json(e.spec)}, {"status", e.status}, {"reason", e.reason}});
   nlohmann::json plan_params = params_json(params);
   plan_params.erase("slots_per_thread");  // depends on the thread count: given per cell
+  nlohmann::json structure_json = nlohmann::json::object(), skipped_json = nlohmann::json::array();
+  for (const auto& [w, sp] : structure) structure_json[w] = structure_params_json(w, sp);
+  for (const auto& sk : skipped) skipped_json.push_back({{"workload", sk.workload}, {"allocator", sk.allocator}, {"reason", sk.reason}});
   return {{"preset", preset},
           {"manifest", manifest},
-          {"workload", kAllocTestWorkload},
+          {"workloads", workloads},
           {"params", plan_params},
+          {"structure_params", structure_json},
+          {"cache_sim", cache_sim},
+          {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
           {"oversubscribe", placement.oversubscribe},
@@ -72,6 +117,22 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.params.iterations_per_thread = params.at("iterations_per_thread").get<std::uint64_t>();
     p.params.access = parse_memory_access(params.at("memory_access").get<std::string>());
     p.params.seed = params.at("seed").get<std::uint64_t>();
+    p.workloads = j.at("workloads").get<std::vector<std::string>>();
+    for (const auto& [w, sp] : j.at("structure_params").items()) {
+      StructureParams s;
+      s.nodes = sp.at("nodes").get<std::uint64_t>();
+      s.node_size = sp.at("node_size").get<std::uint64_t>();
+      s.searches = sp.at("searches").get<std::uint64_t>();
+      s.interleave = sp.at("interleave").get<unsigned>();
+      s.churn_percent = sp.at("churn_percent").get<unsigned>();
+      s.hints = sp.at("hints").get<bool>();
+      s.heads = sp.value("heads", s.heads);
+      s.zipf = sp.value("zipf", s.zipf);
+      p.structure[w] = s;
+    }
+    p.cache_sim = j.at("cache_sim").get<bool>();
+    for (const auto& sk : j.at("skipped"))
+      p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());
     p.placement.reserve_os_pu = j.at("reserve_os_pu").get<bool>();
     p.placement.oversubscribe = j.at("oversubscribe").get<bool>();

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@
 namespace allocstress {
 
 struct MatrixCell {
-  std::string key;  // "<allocator>/threads:<n>/rep:<r>": unique within a plan
+  // "<workload>/<allocator>/threads:<n>/rep:<r>", or ".../cache-sim" for a simulated-cache cell:
+  // unique within a plan.
+  std::string key;
   CellSpec spec;
   unsigned repetition = 0;
 };
@@ -27,18 +30,31 @@ struct ExcludedAllocator {
   std::string reason;
 };
 
+// A (workload, allocator) combination that does not run, and why (e.g. void cannot hold a tree).
+struct SkippedPair {
+  std::string workload, allocator, reason;
+};
+
 struct MatrixPlan {
   std::string preset;
   std::string manifest;        // the catalogue the cells are run against
-  AllocTestParams params;      // threads is set per cell
+  std::vector<std::string> workloads = {kAllocTestWorkload};
+  AllocTestParams params;      // threads is set per cell; seed applies to every workload
+  std::map<std::string, StructureParams> structure;  // per data-structure workload
   PlacementRequest placement;  // threads is set per cell
   std::vector<unsigned> thread_counts;
   unsigned repetitions = 5;
   double cell_timeout_s = 120;
   std::vector<AllocatorSpec> allocators;  // the ones that run, void first
   std::vector<ExcludedAllocator> excluded;
+  std::vector<SkippedPair> skipped;
+  bool cache_sim = false;      // add one simulated-cache cell per structure workload x allocator x threads
 
+  // The cells that run: repetition-major timing cells, then the simulated-cache cells.
   std::vector<MatrixCell> cells() const;
+  // Timing cells of skipped pairs (recorded as "skipped" with the reason, never run).
+  std::vector<MatrixCell> skipped_cells() const;
+  const SkippedPair* skipped_pair(const std::string& workload, const std::string& allocator) const;
   nlohmann::json to_json() const;
   // Throws std::runtime_error when the JSON is not a plan written by to_json().
   static MatrixPlan from_json(const nlohmann::json& j);

@@ -6,11 +6,13 @@
 namespace allocstress {
 
 nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
-  const std::string name = cell.spec.workload + "/" + a.name + "/threads:" + std::to_string(cell.spec.params.threads);
+  const std::string name = cell.spec.workload + "/" + a.name + "/threads:" + std::to_string(cell.spec.params.threads) +
+                           (cell.spec.cache_sim ? "/cache-sim" : "");
   return {{"name", name},
           {"run_name", name},
           {"cell_key", cell.key},
           {"workload", cell.spec.workload},
+          {"mode", cell.spec.cache_sim ? "simulate" : "timing"},
           {"allocator", a.name},
           {"allocator_kind", a.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
           {"allocator_library", a.library_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.library_path)},
@@ -19,7 +21,7 @@ nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, uns
           {"allocator_origin", a.origin},
           {"threads", cell.spec.params.threads},
           {"placement", to_string(cell.spec.placement.policy)},
-          {"params", params_json(cell.spec.params)},
+          {"params", cell_params_json(cell.spec)},
           {"repetition_index", cell.repetition},
           {"repetitions", repetitions}};
 }
@@ -39,7 +41,14 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
   for (const auto& ex : plan.excluded) {
     MatrixPlan only = plan;
     only.allocators = {ex.spec};
-    for (const auto& cell : only.cells()) out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
+    only.skipped.clear();
+    for (const auto& cell : only.cells())
+      if (!cell.spec.cache_sim) out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
+  }
+  for (const auto& cell : plan.skipped_cells()) {
+    const SkippedPair* why = plan.skipped_pair(cell.spec.workload, cell.spec.allocator);
+    for (const auto& a : plan.allocators)
+      if (a.name == cell.spec.allocator) out.push_back(unmeasured_cell(cell, a, plan.repetitions, "skipped", why->reason));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "statistics.hpp"
@@ -13,32 +14,52 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Metrics summarised over repetitions (each a number in every ok record, or null).
-const char* const kAggregatedMetrics[] = {
-    "real_time", "cpu_time", "cycles_per_pair", "ns_per_pair", "net_cycles_per_pair", "net_ns_per_pair",
-    "wall_time_ns", "peak_rss_bytes", "rss_before_bytes", "rss_end_bytes", "rss_after_free_bytes",
-    "overhead_ratio", "peak_live_requested_bytes", "minor_faults", "major_faults",
-    "voluntary_context_switches", "involuntary_context_switches"};
+// Metrics summarised over repetitions: the aggregate field and where it is in a record.  A
+// metric missing from any record of a group (e.g. cycles_per_pair of a bintree cell) is null.
+const std::pair<const char*, const char*> kAggregatedMetrics[] = {
+    {"real_time", "/real_time"}, {"cpu_time", "/cpu_time"}, {"cycles_per_pair", "/cycles_per_pair"},
+    {"ns_per_pair", "/ns_per_pair"}, {"net_cycles_per_pair", "/net_cycles_per_pair"}, {"net_ns_per_pair", "/net_ns_per_pair"},
+    {"build_cycles_per_node", "/build_cycles_per_node"}, {"churn_cycles_per_node", "/churn_cycles_per_node"},
+    {"search_cycles_per_visit", "/search_cycles_per_visit"}, {"search_ns_per_visit", "/search_ns_per_visit"},
+    {"cache_line_utilisation", "/placement_metrics/cache_line_utilisation"},
+    {"page_utilisation", "/placement_metrics/page_utilisation"},
+    {"set_histogram_max_over_mean", "/placement_metrics/set_histogram_max_over_mean"},
+    {"wall_time_ns", "/wall_time_ns"}, {"peak_rss_bytes", "/peak_rss_bytes"}, {"rss_before_bytes", "/rss_before_bytes"},
+    {"rss_end_bytes", "/rss_end_bytes"}, {"rss_after_free_bytes", "/rss_after_free_bytes"}, {"overhead_ratio", "/overhead_ratio"},
+    {"peak_live_requested_bytes", "/peak_live_requested_bytes"}, {"minor_faults", "/minor_faults"},
+    {"major_faults", "/major_faults"}, {"voluntary_context_switches", "/voluntary_context_switches"},
+    {"involuntary_context_switches", "/involuntary_context_switches"}};
 
 bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
+bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
+bool is_alloc_test(const Json& r) { return r.value("workload", "") == "alloc-test"; }
 
-std::pair<unsigned, unsigned> threads_rep(const Json& r) {
-  return {r.at("threads").get<unsigned>(), r.value("repetition_index", 0u)};
+// The figure speed_vs_system compares: net cycles/pair (alloc-test), search cycles/visit (structures).
+const char* speed_metric(const std::string& workload) {
+  return workload == "alloc-test" ? "net_cycles_per_pair" : "search_cycles_per_visit";
+}
+
+using CellRep = std::tuple<std::string, unsigned, unsigned>;  // workload, threads, repetition
+
+CellRep workload_threads_rep(const Json& r) {
+  return {r.at("workload").get<std::string>(), r.at("threads").get<unsigned>(), r.value("repetition_index", 0u)};
 }
 
 }  // namespace
+
+bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
 
 void attach_net_costs(std::vector<Json>& records) {
   struct Baseline {
     double cycles_per_pair, ns_per_pair;
   };
-  std::map<std::pair<unsigned, unsigned>, Baseline> baseline;  // by (threads, repetition)
+  std::map<CellRep, Baseline> baseline;
   for (const auto& r : records)
-    if (is_ok(r) && r.at("allocator") == kBaselineAllocator)
-      baseline[threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>()};
+    if (is_ok_timing(r) && is_alloc_test(r) && r.at("allocator") == kBaselineAllocator)
+      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>()};
   for (auto& r : records) {
-    if (!is_ok(r)) continue;
-    const auto it = baseline.find(threads_rep(r));
+    if (!is_ok_timing(r) || !is_alloc_test(r)) continue;
+    const auto it = baseline.find(workload_threads_rep(r));
     if (it == baseline.end()) {
       r["baseline_cycles_per_pair"] = nullptr;
       r["net_cycles_per_pair"] = nullptr;
@@ -53,22 +74,24 @@ void attach_net_costs(std::vector<Json>& records) {
 }
 
 std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
-  std::vector<std::pair<std::string, unsigned>> order;
-  std::map<std::pair<std::string, unsigned>, std::vector<const Json*>> groups;
+  using Cell = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+  std::vector<Cell> order;
+  std::map<Cell, std::vector<const Json*>> groups;
   for (const auto& r : records) {
-    if (!is_ok(r)) continue;
-    const std::pair<std::string, unsigned> key{r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
+    if (!is_ok_timing(r)) continue;
+    const Cell key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
     if (groups[key].empty()) order.push_back(key);
     groups[key].push_back(&r);
   }
-  std::map<unsigned, double> reference_net;  // median net cycles/pair of `system` per thread count
+  std::map<std::pair<std::string, unsigned>, double> reference;  // median speed metric of `system` per (workload, threads)
   std::vector<Json> out;
-  std::map<std::pair<std::string, unsigned>, std::size_t> median_index;
+  std::map<Cell, std::size_t> median_index;
   for (const auto& key : order) {
+    const auto& [workload, allocator, threads] = key;
     const auto& group = groups[key];
     const Json& first = *group.front();
-    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"},
-                 {"workload", first.at("workload")}, {"allocator", key.first}, {"threads", key.second},
+    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"}, {"mode", "timing"},
+                 {"workload", workload}, {"allocator", allocator}, {"threads", threads},
                  {"repetitions", first.value("repetitions", group.size())}, {"repetitions_ok", group.size()},
                  {"status", "ok"}, {"time_unit", "ns"}};
     for (const char* stat : {"median", "min", "max", "cv"}) {
@@ -76,10 +99,11 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
       e["name"] = first.at("name").get<std::string>() + "_" + stat;  // Google Benchmark's aggregate naming
       e["aggregate_name"] = stat;
       e["aggregate_unit"] = std::string(stat) == "cv" ? "percentage" : "time";
-      for (const char* metric : kAggregatedMetrics) {
+      for (const auto& [metric, path] : kAggregatedMetrics) {
         std::vector<double> values;
+        const Json::json_pointer where(path);
         for (const Json* r : group)
-          if (r->contains(metric) && r->at(metric).is_number()) values.push_back(r->at(metric).get<double>());
+          if (r->contains(where) && r->at(where).is_number()) values.push_back(r->at(where).get<double>());
         if (values.size() != group.size()) {
           e[metric] = nullptr;
           continue;
@@ -91,32 +115,35 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
       }
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
-        if (key.first == kReferenceAllocator && e["net_cycles_per_pair"].is_number())
-          reference_net[key.second] = e["net_cycles_per_pair"].get<double>();
+        if (allocator == kReferenceAllocator && e[speed_metric(workload)].is_number())
+          reference[{workload, threads}] = e[speed_metric(workload)].get<double>();
       }
       out.push_back(std::move(e));
     }
   }
   for (const auto& [key, index] : median_index) {
+    const auto& [workload, allocator, threads] = key;
     Json& e = out[index];
-    const auto ref = reference_net.find(key.second);
-    const bool usable = ref != reference_net.end() && ref->second > 0 && e["net_cycles_per_pair"].is_number() &&
-                        e["net_cycles_per_pair"].get<double>() > 0 && key.first != kBaselineAllocator;
-    e["speed_vs_system"] = usable ? Json(ref->second / e["net_cycles_per_pair"].get<double>()) : Json(nullptr);
+    const char* metric = speed_metric(workload);
+    const auto ref = reference.find({workload, threads});
+    const bool usable = ref != reference.end() && ref->second > 0 && e[metric].is_number() && e[metric].get<double>() > 0 &&
+                        allocator != kBaselineAllocator;
+    e["speed_vs_system"] = usable ? Json(ref->second / e[metric].get<double>()) : Json(nullptr);
   }
   return out;
 }
 
 std::vector<std::string> op_stream_mismatches(const std::vector<Json>& records) {
-  std::map<std::pair<unsigned, unsigned>, std::map<std::string, std::string>> hashes;  // -> hash -> first allocator
+  std::map<CellRep, std::map<std::string, std::string>> hashes;  // -> hash -> first allocator
   for (const auto& r : records)
-    if (is_ok(r)) hashes[threads_rep(r)].emplace(r.at("op_stream_hash").get<std::string>(), r.at("allocator").get<std::string>());
+    if (is_ok_timing(r))
+      hashes[workload_threads_rep(r)].emplace(r.at("op_stream_hash").get<std::string>(), r.at("allocator").get<std::string>());
   std::vector<std::string> out;
   for (const auto& [k, by_hash] : hashes) {
     if (by_hash.size() < 2) continue;
     std::string who;
     for (const auto& [h, a] : by_hash) who += (who.empty() ? "" : ", ") + a + "=" + h;
-    out.push_back("threads " + std::to_string(k.first) + " repetition " + std::to_string(k.second) +
+    out.push_back(std::get<0>(k) + " threads " + std::to_string(std::get<1>(k)) + " repetition " + std::to_string(std::get<2>(k)) +
                   ": allocators saw different operation streams (" + who + ")");
   }
   return out;

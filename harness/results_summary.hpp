@@ -2,11 +2,16 @@
 // void baseline), and per-cell statistics over repetitions.  Pure functions over JSON records.
 //
 //   net_cycles_per_pair = cycles_per_pair(allocator) - cycles_per_pair(void), both from the same
-//                         threads, repetition index, workload parameters and seed.
-//   Aggregates per (allocator, threads), Google-Benchmark style: run_type "aggregate" entries
-//   named median, min, max and cv (coefficient of variation, a fraction) over ok repetitions.
-//   speed_vs_system (median entry only) = median net cycles/pair of `system` / of this allocator:
-//                         > 1 means faster than the system allocator at the same thread count.
+//                         workload, threads, repetition index, parameters and seed (alloc-test
+//                         only: the data-structure workloads cannot run on void, their figures
+//                         are raw and carry no net fields).
+//   Aggregates per (workload, allocator, threads), Google-Benchmark style: run_type "aggregate"
+//   entries named median, min, max and cv (coefficient of variation, a fraction) over ok timing
+//   repetitions; simulated-cache records (mode "simulate") are not aggregated.
+//   speed_vs_system (median entry only) = median net cycles/pair of `system` / of this allocator
+//                         (alloc-test), or median search cycles/visit of `system` / of this
+//                         allocator (structure workloads): > 1 means faster than the system
+//                         allocator at the same workload and thread count.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,11 +28,14 @@ inline constexpr const char* kReferenceAllocator = "system";
 // baseline_cycles_per_pair to every ok record.
 void attach_net_costs(std::vector<nlohmann::json>& records);
 
-// Aggregate entries for every (allocator, threads) that has at least one ok record, in the order
+// True for records of timing runs (mode "timing", or no mode: files from before modes existed).
+bool is_timing_record(const nlohmann::json& record);
+
+// Aggregate entries for every (workload, allocator, threads) that has at least one ok record, in the order
 // the pairs first appear in `records`.
 std::vector<nlohmann::json> aggregate_entries(const std::vector<nlohmann::json>& records);
 
-// One warning per (threads, repetition) whose ok records disagree on op_stream_hash: the
+// One warning per (workload, threads, repetition) whose ok timing records disagree on op_stream_hash: the
 // operation stream must not depend on the allocator.
 std::vector<std::string> op_stream_mismatches(const std::vector<nlohmann::json>& records);
 

@@ -1,10 +1,12 @@
-// Renders the Markdown summary table from aggregate and failed/skipped entries.
+// Renders the Markdown summary: one table per workload from the aggregate entries, the
+// simulated-cache table from mode "simulate" records, then what was not measured and warnings.
 #include "results_table.hpp"
 
 #include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 namespace allocstress {
@@ -12,6 +14,7 @@ namespace allocstress {
 namespace {
 
 using Json = nlohmann::json;
+using Cell = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
 
 std::string fmt(const Json& v, const char* format) {
   if (!v.is_number()) return "n/a";
@@ -20,29 +23,118 @@ std::string fmt(const Json& v, const char* format) {
   return buf;
 }
 
+std::string mib(const Json& bytes) { return fmt(bytes.is_number() ? Json(bytes.get<double>() / 1048576.0) : Json(), "%.1f"); }
+
+std::string params_line(const std::string& workload, const Json& plan) {
+  std::ostringstream s;
+  if (workload == "alloc-test") {
+    const Json& p = plan.at("params");
+    s << p.at("slots_total") << " slots, E=" << p.at("max_size_exp") << ", " << p.at("iterations_per_thread")
+      << " iterations/thread, access " << p.at("memory_access").get<std::string>() << ", seed " << p.at("seed");
+  } else {
+    const Json& p = plan.at("structure_params").at(workload);
+    s << p.at("nodes") << " nodes of " << p.at("node_size") << " B, " << p.at("searches") << " searches/thread, interleave "
+      << p.at("interleave") << ", churn " << p.at("churn_percent") << "%, hints " << (p.at("hints").get<bool>() ? "on" : "off");
+    if (p.contains("heads")) s << ", " << p.at("heads") << " heads, zipf " << p.at("zipf");
+    s << ", seed " << plan.at("params").at("seed");
+  }
+  return s.str();
+}
+
+void alloc_test_rows(std::ostringstream& md, const std::vector<Cell>& order, std::map<Cell, std::map<std::string, const Json*>>& agg) {
+  md << "| allocator | threads | reps ok | net cycles/pair | CV | net ns/pair | raw cycles/pair | overhead ratio | peak RSS MiB | speed vs system |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& key : order) {
+    const auto& [workload, allocator, threads] = key;
+    if (workload != "alloc-test") continue;
+    const Json& med = *agg[key]["median"];
+    const Json& cv = *agg[key]["cv"];
+    const bool baseline = allocator == "void";
+    md << "| " << allocator << (baseline ? " (baseline)" : "") << " | " << threads << " | " << med.at("repetitions_ok") << " | "
+       << (baseline ? "0 (by definition)" : fmt(med["net_cycles_per_pair"], "%.1f")) << " | "
+       << (baseline ? fmt(cv["cycles_per_pair"], "%.3f") : fmt(cv["net_cycles_per_pair"], "%.3f")) << " | "
+       << (baseline ? "0" : fmt(med["net_ns_per_pair"], "%.2f")) << " | " << fmt(med["cycles_per_pair"], "%.1f") << " | "
+       << (baseline ? "-" : fmt(med["overhead_ratio"], "%.3f")) << " | " << mib(med["peak_rss_bytes"]) << " | "
+       << (baseline ? "-" : fmt(med["speed_vs_system"], "%.2f")) << " |\n";
+  }
+  md << "\nnet = allocator minus the void baseline at the same threads, repetition and seed (medians over ok "
+        "repetitions); CV = coefficient of variation of net cycles/pair (of raw cycles/pair for void); overhead ratio = "
+        "(peak RSS - RSS before the first allocation) / peak live requested bytes; speed vs system > 1 = faster than glibc.\n";
+}
+
+void structure_rows(std::ostringstream& md, const std::string& workload, const std::vector<Cell>& order,
+                    std::map<Cell, std::map<std::string, const Json*>>& agg) {
+  md << "| allocator | threads | reps ok | build cycles/node | search cycles/visit | CV | search vs system | line util | page util | overhead ratio | peak RSS MiB |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& key : order) {
+    if (std::get<0>(key) != workload) continue;
+    const Json& med = *agg[key]["median"];
+    const Json& cv = *agg[key]["cv"];
+    md << "| " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok") << " | "
+       << fmt(med["build_cycles_per_node"], "%.1f") << " | " << fmt(med["search_cycles_per_visit"], "%.2f") << " | "
+       << fmt(cv["search_cycles_per_visit"], "%.3f") << " | " << fmt(med["speed_vs_system"], "%.2f") << " | "
+       << fmt(med["cache_line_utilisation"], "%.2f") << " | " << fmt(med["page_utilisation"], "%.2f") << " | "
+       << fmt(med["overhead_ratio"], "%.3f") << " | " << mib(med["peak_rss_bytes"]) << " |\n";
+  }
+  md << "\nRaw figures (no void baseline: a structure cannot be built on void). build = insertions incl. interleaved "
+        "blocks; search cycles/visit = search-phase cycles / nodes compared; line/page util = requested node bytes / bytes "
+        "of the cache lines / pages the live nodes touch; search vs system > 1 = searches faster than on glibc.\n";
+}
+
+// Gleipnir-style: per workload x allocator, the search phase's simulated demand fetches and misses.
+void simulation_rows(std::ostringstream& md, const Json& benchmarks, std::map<Cell, std::map<std::string, const Json*>>& agg) {
+  std::vector<const Json*> sims;
+  for (const auto& e : benchmarks)
+    if (e.value("mode", "") == "simulate" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok") sims.push_back(&e);
+  if (sims.empty()) return;
+  const Json& d1 = sims.front()->at("simulated_cache").at("d1");
+  const Json& ll = sims.front()->at("simulated_cache").at("ll");
+  md << "\n### Simulated caches, search phase only (callgrind; L1d " << d1.at("size").get<std::size_t>() / 1024 << " KiB "
+     << d1.at("associativity") << "-way " << d1.at("line") << " B, LL " << ll.at("size").get<std::size_t>() / 1024 << " KiB "
+     << ll.at("associativity") << "-way)\n\n"
+     << "| workload | allocator | threads | demand fetches (data refs) | L1 misses | L1 miss rate | LL misses | search cycles/visit (real) | HW L1d read misses |\n"
+     << "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const Json* e : sims) {
+    const Json& s = e->at("simulated_cache");
+    const Cell key{e->at("workload").get<std::string>(), e->at("allocator").get<std::string>(), e->at("threads").get<unsigned>()};
+    const auto found = agg.find(key);
+    const Json* med = found == agg.end() ? nullptr : found->second["median"];
+    std::string hw = "n/a";
+    for (const auto& t : benchmarks)  // first timing record of the cell says whether counters were there
+      if (t.value("mode", "") == "timing" && t.value("run_type", "") == "iteration" && t.value("workload", "") == std::get<0>(key) &&
+          t.value("allocator", "") == std::get<1>(key) && t.value("threads", 0u) == std::get<2>(key) && t.contains("hardware_cache_misses")) {
+        const Json& h = t.at("hardware_cache_misses");
+        hw = h.value("status", "") == "measured" ? fmt(h.at("values").value("l1d_read_misses", Json()), "%.0f") : "n/a";
+        break;
+      }
+    md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << s.at("data_refs") << " | "
+       << s.at("d1_misses") << " | " << fmt(s.at("d1_miss_rate"), "%.4f") << " | " << s.at("ll_misses") << " | "
+       << (med ? fmt((*med)["search_cycles_per_visit"], "%.2f") : "n/a") << " | " << hw << " |\n";
+  }
+  md << "\nDemand fetches = data reads + writes of the search loop as callgrind counts them; misses from its cache "
+        "simulator with address randomisation off (identical on every run).  HW = perf_event_open hardware counters "
+        "of the timing runs; n/a where the machine exposes no PMU (the reason is in each record).\n";
+}
+
 }  // namespace
 
 std::string markdown_table(const Json& results) {
   const Json& ctx = results.at("context");
   const Json& plan = ctx.at("plan");
-  const Json& params = plan.at("params");
+  const std::vector<std::string> workloads = plan.at("workloads").get<std::vector<std::string>>();
+  std::string names;
+  for (const auto& w : workloads) names += (names.empty() ? "" : ", ") + w;
   std::ostringstream md;
-  md << "## allocstress: " << plan.at("workload").get<std::string>() << ", preset " << plan.at("preset").get<std::string>()
-     << "\n\n"
+  md << "## allocstress: " << names << ", preset " << plan.at("preset").get<std::string>() << "\n\n"
      << "Machine: " << ctx.value("cpu_model", "?") << ", " << ctx.value("num_cpus", 0) << " PUs; THP "
-     << ctx.value("thp_mode", "?") << "; " << ctx.value("date", "") << "; commit " << ctx.value("git_commit", "?") << "\n"
-     << "Workload: " << params.at("slots_total") << " slots, E=" << params.at("max_size_exp") << ", "
-     << params.at("iterations_per_thread") << " iterations/thread, access " << params.at("memory_access").get<std::string>()
-     << ", seed " << params.at("seed") << "; " << plan.at("repetitions") << " repetitions, placement "
-     << plan.at("placement").get<std::string>() << "\n\n"
-     << "| allocator | threads | reps ok | net cycles/pair | CV | net ns/pair | raw cycles/pair | overhead ratio | peak RSS MiB | speed vs system |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+     << ctx.value("thp_mode", "?") << "; " << ctx.value("date", "") << "; commit " << ctx.value("git_commit", "?") << "; "
+     << plan.at("repetitions") << " repetitions, placement " << plan.at("placement").get<std::string>() << "\n";
 
-  std::map<std::pair<std::string, unsigned>, std::map<std::string, const Json*>> agg;
-  std::vector<std::pair<std::string, unsigned>> order;
-  std::map<std::pair<std::string, unsigned>, std::vector<const Json*>> unmeasured;
+  std::map<Cell, std::map<std::string, const Json*>> agg;
+  std::vector<Cell> order;
+  std::map<Cell, std::vector<const Json*>> unmeasured;
   for (const auto& e : results.at("benchmarks")) {
-    const std::pair<std::string, unsigned> key{e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
+    const Cell key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("run_type") == "aggregate") {
       if (agg[key].empty()) order.push_back(key);
       agg[key][e.at("aggregate_name").get<std::string>()] = &e;
@@ -50,28 +142,19 @@ std::string markdown_table(const Json& results) {
       unmeasured[key].push_back(&e);
     }
   }
-  for (const auto& key : order) {
-    const Json& med = *agg[key]["median"];
-    const Json& cv = *agg[key]["cv"];
-    const bool baseline = key.first == "void";
-    md << "| " << key.first << (baseline ? " (baseline)" : "") << " | " << key.second << " | " << med.at("repetitions_ok")
-       << " | " << (baseline ? "0 (by definition)" : fmt(med["net_cycles_per_pair"], "%.1f")) << " | "
-       << (baseline ? fmt(cv["cycles_per_pair"], "%.3f") : fmt(cv["net_cycles_per_pair"], "%.3f")) << " | "
-       << (baseline ? "0" : fmt(med["net_ns_per_pair"], "%.2f")) << " | " << fmt(med["cycles_per_pair"], "%.1f") << " | "
-       << (baseline ? "-" : fmt(med["overhead_ratio"], "%.3f")) << " | "
-       << fmt(med["peak_rss_bytes"].is_number() ? Json(med["peak_rss_bytes"].get<double>() / 1048576.0) : Json(), "%.1f")
-       << " | " << (baseline ? "-" : fmt(med["speed_vs_system"], "%.2f")) << " |\n";
+  for (const auto& w : workloads) {
+    md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";
+    if (w == "alloc-test") alloc_test_rows(md, order, agg);
+    else structure_rows(md, w, order, agg);
   }
-  md << "\nnet = allocator minus the void baseline at the same threads, repetition and seed (medians over ok "
-        "repetitions); CV = coefficient of variation of net cycles/pair (of raw cycles/pair for void); overhead ratio = "
-        "(peak RSS - RSS before the first allocation) / peak live requested bytes; speed vs system > 1 = faster than glibc.\n";
+  simulation_rows(md, results.at("benchmarks"), agg);
 
   std::set<std::string> noted;
   for (const auto& [key, entries] : unmeasured) {
     const std::string reason = entries.front()->value("reason", "");
-    const std::string line = "- " + key.first + " at " + std::to_string(key.second) + " threads: " +
-                             std::to_string(entries.size()) + " cell(s) " + entries.front()->at("status").get<std::string>() +
-                             ": " + reason;
+    const std::string line = "- " + std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) +
+                             " threads: " + std::to_string(entries.size()) + " cell(s) " +
+                             entries.front()->at("status").get<std::string>() + ": " + reason;
     if (noted.insert(line).second) md << (noted.size() == 1 ? "\nNot measured:\n" : "") << line << "\n";
   }
   if (!ctx.at("warnings").empty()) {

@@ -1,6 +1,8 @@
-// The Markdown summary of a results document: allocator x threads with the allocator's own cost
-// (net of the void baseline), its spread, memory overhead and speed relative to the system
-// allocator; failed and skipped cells are listed under the table with their reasons.
+// The Markdown summary of a results document, one table per workload: allocator x threads with
+// the allocator's own cost (alloc-test: net of the void baseline; structures: build and search
+// cycles, raw), its spread, placement, memory overhead and speed relative to the system allocator;
+// then the Gleipnir-style simulated-cache table when the run had --cache-sim; failed and skipped
+// cells are listed at the end with their reasons.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -34,9 +34,9 @@ def read_results(path: str) -> dict:
 # Fields every entry must have for the analysis to work, with their JSON types.
 REQUIRED_ENTRY_FIELDS = {"run_type": str, "workload": str, "allocator": str, "threads": int, "status": str}
 # Columns every `cells` frame has, filled with NaN/None where entries lack them (failed cells).
-CELL_COLUMNS = ["run", "workload", "allocator", "threads", "repetition_index", "status", "reason", "command",
+CELL_COLUMNS = ["run", "workload", "allocator", "threads", "repetition_index", "status", "reason", "command", "mode",
                 "cycles_per_pair", "net_cycles_per_pair", "ns_per_pair", "net_ns_per_pair", "overhead_ratio",
-                "peak_rss_bytes"]
+                "peak_rss_bytes", "build_cycles_per_node", "search_cycles_per_visit"]
 
 
 @dataclass

@@ -11,7 +11,7 @@ import os
 
 import pandas as pd
 
-from . import plots, tables
+from . import plots, structures, tables
 from .loading import Runs, load
 
 STYLE = """
@@ -85,6 +85,31 @@ def _run_section(runs: Runs, run: str, table: pd.DataFrame, out_dir: str) -> str
     return "\n".join(parts)
 
 
+def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
+    """The data-structure table and the Gleipnir-style simulated-cache table, when the runs have them."""
+    table = structures.structure_table(runs)
+    if table.empty:
+        return []
+    headers, rows = structures.structure_display(table)
+    parts = ["<h2>Data-structure workloads: placement and traversal</h2>", _html_table(headers, rows, left=3),
+             f'<p class="legend">{_e(structures.STRUCTURE_LEGEND)}</p>']
+    markdown = structures.to_markdown(headers, rows, structures.STRUCTURE_LEGEND)
+    table.to_csv(os.path.join(out_dir, "structures.csv"), index=False)
+    sims = structures.cache_sim_table(runs, table)
+    if not sims.empty:
+        sh, sr = structures.sim_display(sims)
+        legend = " ".join([structures.SIM_LEGEND] + structures.hardware_notes(sims))
+        parts += ["<h3>Simulated caches of the search phase (Gleipnir-style)</h3>", _html_table(sh, sr, left=3),
+                  f'<p class="legend">{_e(legend)}</p>']
+        markdown += "\n" + structures.to_markdown(sh, sr, legend)
+        sims.to_csv(os.path.join(out_dir, "cache-sim.csv"), index=False)
+    with open(os.path.join(out_dir, "structures.md"), "w") as f:
+        f.write(markdown)
+    parts.append('<p class="legend">As files: <a href="structures.md">Markdown</a>, <a href="structures.csv">CSV</a>'
+                 + (', <a href="cache-sim.csv">simulated caches CSV</a>' if not sims.empty else "") + ".</p>")
+    return parts
+
+
 def write_report(paths: list[str], out_dir: str, command_line: str) -> str:
     """Writes index.html and the table/figure files into out_dir; returns index.html's path."""
     runs = load(paths)
@@ -111,6 +136,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str) -> str:
              _html_table(["run", "allocator", "rows", "speed vs system", "overhead vs system"], geo_rows, left=2),
              '<p class="legend">Tables as files: <a href="summary.md">Markdown</a>, <a href="summary.tex">LaTeX</a>, '
              '<a href="summary.csv">CSV</a>.</p>']
+    body += _structure_sections(runs, out_dir)
     for run in runs.run_names():
         body.append(_run_section(runs, run, table, out_dir))
     body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in tables.COLUMNS], left=3))

@@ -71,7 +71,9 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     cells = runs.cells
     if cells.empty or "status" not in cells:
         return pd.DataFrame(columns=COLUMN_NAMES)
-    ok = cells[cells["status"] == "ok"]
+    # alloc-test-like rows only: timing records of workloads with a void baseline (structures.py has the rest)
+    mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
+    ok = cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["workload"].isin(("bintree", "linkedlist", "multilist"))]
     rows = []
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]

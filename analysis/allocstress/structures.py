@@ -1,0 +1,181 @@
+"""Tables of the data-structure workloads (bintree, linkedlist, multilist): what the allocator's
+block placement costs when a program later walks its nodes.  These figures are raw -- no void
+baseline exists for a structure -- and are compared with the system allocator on the search
+phase.  The Gleipnir-style table lists the simulated demand fetches and misses of the search phase
+(callgrind, from `--cache-sim` records) beside the measured search cost."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from . import statistics as st
+from .loading import Runs
+from .tables import REFERENCE, _num, _with_ci
+
+STRUCTURE_WORKLOADS = ("bintree", "linkedlist", "multilist")
+
+# (column, unit, meaning)
+STRUCTURE_COLUMNS = [
+    ("run", "-", "Results file the row comes from."),
+    ("workload", "-", "bintree, linkedlist or multilist."),
+    ("allocator", "-", "Allocator name."),
+    ("threads", "threads", "Worker threads; each builds and searches its own structure."),
+    ("reps_ok", "count", "Timing repetitions with status ok (every search result verified)."),
+    ("build_cycles_per_node", "TSC cycles", "Median cycles per node inserted in the build phase (insertion walk, "
+     "allocation, payload write, interleaved blocks)."),
+    ("search_cycles_per_visit", "TSC cycles", "Median search-phase cycles per node compared: the cost of walking "
+     "the nodes where the allocator placed them."),
+    ("search_ci_low", "TSC cycles", "Lower end of the distribution-free interval of that median (as in the alloc-test table)."),
+    ("search_ci_high", "TSC cycles", "Upper end of that interval."),
+    ("search_cv", "fraction", "Coefficient of variation of search cycles/visit over repetitions."),
+    ("unstable", "bool", "search_cv >= 0.05."),
+    ("search_vs_system", "ratio", "median search cycles/visit of system / of this allocator: > 1 walks faster."),
+    ("search_vs_system_ci_low", "ratio", "95% percentile-bootstrap interval of search_vs_system, lower end."),
+    ("search_vs_system_ci_high", "ratio", "Upper end of that interval."),
+    ("search_p", "p-value", "Two-sided Mann-Whitney U test against system's search cycles/visit."),
+    ("search_significance", "mark", "'**' p < 0.01, '*' p < 0.05, '' not significant, 'n/a' too few repetitions."),
+    ("cache_line_utilisation", "fraction", "Requested node bytes / bytes of the distinct cache lines the live nodes touch."),
+    ("page_utilisation", "fraction", "Requested node bytes / bytes of the distinct pages the live nodes touch."),
+    ("set_histogram_max_over_mean", "ratio", "Fullest L1 set's node count / mean count per set (1 = even)."),
+    ("overhead_ratio", "ratio", "Median (peak RSS - RSS before) / peak live requested bytes (nodes and interleaved blocks)."),
+]
+
+SIM_COLUMNS = [
+    ("run", "-", "Results file."), ("workload", "-", "Workload."), ("allocator", "-", "Allocator."),
+    ("threads", "threads", "Worker threads."),
+    ("data_refs", "count", "Demand fetches: data reads + writes of the search loop (callgrind)."),
+    ("d1_misses", "count", "Simulated L1 data misses of the search loop."),
+    ("d1_miss_rate", "fraction", "d1_misses / data_refs."),
+    ("ll_misses", "count", "Simulated last-level data misses of the search loop."),
+    ("search_cycles_per_visit", "TSC cycles", "Median measured search cycles per node visited (timing runs)."),
+    ("hw_l1d_read_misses", "count", "Hardware L1d read misses of the search phase (first timing repetition), or "
+     "n/a where perf_event_open has no such counter."),
+    ("hw_reason", "text", "Why the hardware count is n/a (perf_event_open's error), else empty."),
+]
+
+
+def _timing(cells: pd.DataFrame) -> pd.DataFrame:
+    mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
+    return cells[(mode == "timing") & cells["workload"].isin(STRUCTURE_WORKLOADS)]
+
+
+def _median(frame: pd.DataFrame, column: str) -> float:
+    values = st.clean(frame[column].to_numpy()) if column in frame else st.clean([])
+    return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
+
+
+def structure_table(runs: Runs) -> pd.DataFrame:
+    names = [c[0] for c in STRUCTURE_COLUMNS]
+    cells = runs.cells
+    ok = _timing(cells)
+    ok = ok[ok["status"] == "ok"]
+    rows = []
+    for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
+        ref = st.clean(group[group["allocator"] == REFERENCE]["search_cycles_per_visit"].to_numpy())
+        for allocator, g in group.groupby("allocator", sort=False):
+            search = st.clean(g["search_cycles_per_visit"].to_numpy())
+            cell = st.summarise_cell(search)
+            ratio = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+            p, mark = math.nan, ""
+            if ref.size:
+                ratio = st.ratio_of_medians(ref, search)
+                if allocator != REFERENCE:
+                    p = st.mann_whitney_p(search, ref)
+                    mark = st.significance_mark(p, search.size, ref.size)
+            rows.append({"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
+                         "reps_ok": int(search.size), "build_cycles_per_node": _median(g, "build_cycles_per_node"),
+                         "search_cycles_per_visit": cell["median"], "search_ci_low": cell["ci_low"],
+                         "search_ci_high": cell["ci_high"], "search_cv": cell["cv"], "unstable": cell["unstable"],
+                         "search_vs_system": ratio["ratio"], "search_vs_system_ci_low": ratio["ci_low"],
+                         "search_vs_system_ci_high": ratio["ci_high"], "search_p": p, "search_significance": mark,
+                         "cache_line_utilisation": _median(g, "placement_metrics.cache_line_utilisation"),
+                         "page_utilisation": _median(g, "placement_metrics.page_utilisation"),
+                         "set_histogram_max_over_mean": _median(g, "placement_metrics.set_histogram_max_over_mean"),
+                         "overhead_ratio": _median(g, "overhead_ratio")})
+    return pd.DataFrame(rows, columns=names)
+
+
+def cache_sim_table(runs: Runs, structures: pd.DataFrame) -> pd.DataFrame:
+    names = [c[0] for c in SIM_COLUMNS]
+    cells = runs.cells
+    if "mode" not in cells:
+        return pd.DataFrame(columns=names)
+    sims = cells[(cells["mode"] == "simulate") & (cells["status"] == "ok")]
+    timing = _timing(cells)
+    rows = []
+    for _, rec in sims.iterrows():  # column names hold dots: not itertuples
+        key = (rec["run"], rec["workload"], rec["allocator"], rec["threads"])
+        measured = structures[(structures["run"] == key[0]) & (structures["workload"] == key[1]) &
+                              (structures["allocator"] == key[2]) & (structures["threads"] == key[3])]
+        same = timing[(timing["run"] == key[0]) & (timing["workload"] == key[1]) & (timing["allocator"] == key[2]) &
+                      (timing["threads"] == key[3])]
+        hw, reason = "n/a", "no timing record of this cell"
+        if len(same) and "hardware_cache_misses.status" in same:
+            first = same.iloc[0]
+            if first["hardware_cache_misses.status"] == "measured":
+                hw, reason = str(int(first["hardware_cache_misses.values.l1d_read_misses"])), ""
+            else:
+                reason = str(first["hardware_cache_misses.reason"])
+        rows.append({"run": key[0], "workload": key[1], "allocator": key[2], "threads": int(key[3]),
+                     "data_refs": int(rec["simulated_cache.data_refs"]), "d1_misses": int(rec["simulated_cache.d1_misses"]),
+                     "d1_miss_rate": float(rec["simulated_cache.d1_miss_rate"]), "ll_misses": int(rec["simulated_cache.ll_misses"]),
+                     "search_cycles_per_visit": float(measured["search_cycles_per_visit"].iloc[0]) if len(measured) else math.nan,
+                     "hw_l1d_read_misses": hw, "hw_reason": reason})
+    return pd.DataFrame(rows, columns=names)
+
+
+STRUCTURE_LEGEND = ("Raw figures: a structure cannot be built on the void allocator, so nothing is subtracted. "
+                    "search cycles/visit = search-phase TSC cycles / nodes compared, median over repetitions [95% or "
+                    "[min, max] interval]; search vs system > 1 = walks faster than on glibc (bootstrap CI; ** p < 0.01, "
+                    "* p < 0.05, Mann-Whitney); line/page util = requested node bytes / bytes of the cache lines / pages "
+                    "the live nodes touch; set max/mean = fullest L1 set over the mean (1 = even).")
+
+SIM_LEGEND = ("Search phase only: callgrind's cache simulator with collection switched on around the search loop and "
+              "address randomisation off, so the counts are identical on every run.  Demand fetches = data reads + "
+              "writes; misses of the simulated L1 data and last-level caches (geometry in each record).  Real search "
+              "cycles/visit are the timing runs' medians; hardware counts are n/a where the machine has no PMU.")
+
+
+def structure_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    multi_run = table["run"].nunique() > 1
+    headers = (["run"] if multi_run else []) + [
+        "workload", "allocator", "threads", "reps", "build cycles/node", "search cycles/visit [95% CI]", "CV",
+        "search vs system [95% CI]", "line util", "page util", "set max/mean", "overhead ratio"]
+    rows = []
+    for r in table.itertuples():
+        speed = _with_ci(r.search_vs_system, r.search_vs_system_ci_low, r.search_vs_system_ci_high, "{:.2f}")
+        if r.allocator == REFERENCE:
+            speed = "1 (reference)"
+        elif r.search_significance and speed != "n/a":
+            speed += " " + r.search_significance if r.search_significance != "n/a" else " (test n/a)"
+        rows.append(([r.run] if multi_run else []) + [
+            r.workload, r.allocator, str(r.threads), str(r.reps_ok), _num(r.build_cycles_per_node),
+            _with_ci(r.search_cycles_per_visit, r.search_ci_low, r.search_ci_high, "{:.2f}"),
+            _num(r.search_cv, "{:.3f}") + (" (unstable)" if r.unstable else ""), speed,
+            _num(r.cache_line_utilisation, "{:.2f}"), _num(r.page_utilisation, "{:.2f}"),
+            _num(r.set_histogram_max_over_mean, "{:.2f}"), _num(r.overhead_ratio, "{:.3f}")])
+    return headers, rows
+
+
+def sim_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    multi_run = table["run"].nunique() > 1
+    headers = (["run"] if multi_run else []) + [
+        "workload", "allocator", "threads", "demand fetches", "L1 misses", "L1 miss rate", "LL misses",
+        "search cycles/visit (real)", "HW L1d read misses"]
+    rows = [([r.run] if multi_run else []) + [
+        r.workload, r.allocator, str(r.threads), str(r.data_refs), str(r.d1_misses), f"{r.d1_miss_rate:.4f}",
+        str(r.ll_misses), _num(r.search_cycles_per_visit, "{:.2f}"), r.hw_l1d_read_misses] for r in table.itertuples()]
+    return headers, rows
+
+
+def hardware_notes(sims: pd.DataFrame) -> list[str]:
+    """The distinct reasons why hardware counts are n/a, once each."""
+    return [f"hardware counts n/a: {r}" for r in dict.fromkeys(sims["hw_reason"]) if r]
+
+
+def to_markdown(headers: list[str], rows: list[list[str]], legend: str) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n\n" + legend + "\n"

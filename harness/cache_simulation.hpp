@@ -1,0 +1,32 @@
+// Simulated cache misses of a cell's search phase, with callgrind's cache simulator.
+// `allocstress run … --cache-sim` re-runs the same cell (same workload, parameters, seed) under
+//   setarch -R valgrind --tool=callgrind --cache-sim=yes --collect-atstart=no
+//                       --D1=<hwloc L1d> --LL=<hwloc last level> --I1=32768,8,64
+// with address-space randomisation off, so that the figures are identical from run to run.  The
+// structure workloads switch collection on only around their search loop (CALLGRIND_TOGGLE_COLLECT),
+// so the totals are the search phase's: data reads + writes (demand fetches), L1 data misses and
+// last-level data misses.  This works without a PMU; the hardware counts live elsewhere
+// (hardware_cache_misses in the timing record).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace allocstress {
+
+// The simulator command around `cell_argv` (the cell's own argv, --cache-sim included), writing
+// callgrind's profile to `profile`.  Throws std::runtime_error when valgrind or setarch is missing.
+std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile);
+
+// The "simulated_cache" block from callgrind's profile: the tool and geometry used, the raw
+// event totals, and data_refs / d1_misses / ll_misses / d1_miss_rate.  Throws std::runtime_error
+// naming the file when it has no events/totals lines.
+nlohmann::json simulated_cache_figures(const std::filesystem::path& profile);
+
+// True inside a process that valgrind runs.
+bool running_under_valgrind();
+
+}  // namespace allocstress

@@ -1,0 +1,112 @@
+// The measured phase shared by every workload's cell: how worker threads and the main thread
+// take turns so that the process-level readings (RSS, peak RSS, rusage, wall time) bracket
+// exactly the timed work.
+//
+//   worker i: pin, setup()  --1-->  --2--> run() (the timed work) --3-->  --4--> inspect(), release()
+//             --5-->  --6--> done
+//   main:     --1--> RSS before, reset peak, rusage, clocks --2-->  --3--> clocks, rusage, peak and
+//             end RSS --4-->  --5--> RSS after release --6-->
+//
+// A worker whose setup() failed still walks through every barrier (nobody deadlocks) and skips
+// its work.  Worker contract (one object per thread, constructed on that thread):
+//   std::string setup()   untimed; "" or why the worker cannot run
+//   void run()            the timed work; the driver counts its cycles
+//   void inspect()        untimed, structures still live (verification, placement metrics)
+//   void release()        untimed: free everything the worker still holds
+#pragma once
+
+#include <barrier>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "process_memory.hpp"
+#include "topology.hpp"
+#include "tsc.hpp"
+
+namespace allocstress {
+
+struct WorkerTiming {
+  std::uint64_t cycles = 0;
+  std::string pin_error;
+  std::string setup_error;  // non-empty: the worker idled
+};
+
+struct PhaseMeasurement {
+  std::vector<WorkerTiming> workers;
+  std::uint64_t wall_ns = 0;
+  std::uint64_t counter_ticks = 0;  // main thread's view of the same interval, for calibration
+  std::uint64_t rss_before = 0, peak_rss = 0, rss_end = 0, rss_after_free = 0;
+  std::string peak_reset_error;
+  ResourceUsage usage;
+};
+
+inline std::uint64_t steady_now_ns() {
+  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// Worker thread i constructs Worker(i, args...) (see the file comment for the contract) after
+// pinning itself, and hands it to keep(i, worker) at the very end, before destroying it.
+template <class Worker, class Keep, class... Args>
+PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<unsigned>& pus, Keep keep, const Args&... args) {
+  const std::size_t n = pus.size();
+  PhaseMeasurement m;
+  m.workers.resize(n);
+  std::barrier sync(std::ptrdiff_t(n) + 1);
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      WorkerTiming& t = m.workers[i];
+      t.pin_error = topology.pin_current_thread(pus[i]);
+      std::optional<Worker> worker;
+      try {
+        worker.emplace(i, args...);
+        t.setup_error = worker->setup();
+      } catch (const std::exception& e) {
+        t.setup_error = e.what();
+      }
+      const bool ready = t.setup_error.empty();
+      sync.arrive_and_wait();  // 1: ready
+      sync.arrive_and_wait();  // 2: go
+      const std::uint64_t c0 = cycle_counter_begin();
+      if (ready) worker->run();
+      t.cycles = cycle_counter_end() - c0;
+      sync.arrive_and_wait();  // 3: done
+      sync.arrive_and_wait();  // 4: peak read
+      if (ready) {
+        worker->inspect();
+        worker->release();
+      }
+      sync.arrive_and_wait();  // 5: all blocks freed, harness memory still in place
+      sync.arrive_and_wait();  // 6: RSS after free read
+      if (worker) keep(i, *worker);
+    });
+  }
+  sync.arrive_and_wait();  // 1
+  m.rss_before = current_rss_bytes().value_or(0);
+  m.peak_reset_error = reset_peak_rss();
+  const ResourceUsage usage0 = process_resource_usage();
+  const std::uint64_t wall0 = steady_now_ns();
+  const std::uint64_t ticks0 = cycle_counter_begin();
+  sync.arrive_and_wait();  // 2
+  sync.arrive_and_wait();  // 3
+  const std::uint64_t ticks1 = cycle_counter_end();
+  const std::uint64_t wall1 = steady_now_ns();
+  m.usage = process_resource_usage() - usage0;
+  m.peak_rss = peak_rss_bytes().value_or(0);
+  m.rss_end = current_rss_bytes().value_or(0);
+  sync.arrive_and_wait();  // 4
+  sync.arrive_and_wait();  // 5
+  m.rss_after_free = current_rss_bytes().value_or(0);  // comparable with rss_before: same harness memory
+  sync.arrive_and_wait();  // 6
+  for (auto& t : threads) t.join();
+  m.wall_ns = wall1 - wall0;
+  m.counter_ticks = ticks1 - ticks0;
+  return m;
+}
+
+}  // namespace allocstress

@@ -3,9 +3,10 @@
 // cache (geometry from hwloc: S sets of `line` bytes; the mapping repeats every S * line bytes).
 //
 // Policy: a block of k lines (k = ceil(n / line) <= S) gets a start set from a cursor that walks
-// the sets, advancing k sets per block.  The first kWalkAllSetsBlocks blocks (assumed hot: a
-// tree's top levels, a list's head) spread over all S sets; later blocks only over the upper half,
-// so cold late blocks do not evict hot early ones.  A workload that knows better passes a
+// the sets, advancing k sets per block.  The first K blocks (assumed hot: a tree's top levels, a
+// list's head) spread over all S sets; later blocks only over the upper half, so cold late blocks
+// do not evict hot early ones.  K is 1000 as published, or ALLOCSTRESS_EQCLASS_HOT_BLOCKS from
+// the environment (recorded in the results' context.allocator_environment).  A workload that knows better passes a
 // PlacementHint: hot blocks walk all sets, cold blocks the upper half, whatever the counter says.
 //
 // Mechanics: one free list per (k, start set).  When it is empty, a run of lcm(k, S) lines is
@@ -17,7 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <numeric>
 #include <string_view>
 
@@ -31,10 +35,22 @@ namespace allocstress {
 class EqClassAllocator {
  public:
   static constexpr std::size_t kWalkAllSetsBlocks = 1000;  // "the first ~1000 nodes" of the dissertation
+  static constexpr const char* kHotBlocksVariable = "ALLOCSTRESS_EQCLASS_HOT_BLOCKS";
+
+  // K: kWalkAllSetsBlocks, or the environment's override.  Throws std::invalid_argument naming
+  // the variable when it is set to anything but a whole number in 0..1e12.
+  static std::size_t hot_blocks_from_environment() {
+    const char* text = std::getenv(kHotBlocksVariable);
+    if (text == nullptr) return kWalkAllSetsBlocks;
+    const std::string s(text);
+    if (s.empty() || s.size() > 13 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(std::string(kHotBlocksVariable) + "='" + s + "' is not a whole number (accepted: 0..1000000000000)");
+    return std::size_t(std::stoull(s));
+  }
   static constexpr std::size_t kArenaBytes = std::size_t{4} << 20;
 
   explicit EqClassAllocator(std::size_t max_block_bytes, const CacheGeometry& geometry = l1_data_cache())
-      : line_(geometry.line), sets_(geometry.sets()), large_(max_block_bytes) {
+      : line_(geometry.line), sets_(geometry.sets()), hot_blocks_(hot_blocks_from_environment()), large_(max_block_bytes) {
     heads_ = static_cast<void**>(chunks_.map(sets_ * sets_ * sizeof(void*)));
     if (heads_ == nullptr) throw std::bad_alloc();
   }
@@ -70,7 +86,7 @@ class EqClassAllocator {
   std::size_t lines_of(std::size_t n) const { return (n + line_ - 1) / line_; }
 
   std::size_t next_start_set(std::size_t k, PlacementHint hint) {
-    const bool all_sets = hint == PlacementHint::hot || (hint == PlacementHint::none && counter_ < kWalkAllSetsBlocks);
+    const bool all_sets = hint == PlacementHint::hot || (hint == PlacementHint::none && counter_ < hot_blocks_);
     ++counter_;
     if (all_sets) {
       const std::size_t s = all_cursor_;
@@ -112,6 +128,7 @@ class EqClassAllocator {
   }
 
   std::size_t line_, sets_;
+  std::size_t hot_blocks_;  // K
   ChunkSource chunks_;
   PoolAllocator large_;
   void** heads_ = nullptr;  // [k - 1][start set]

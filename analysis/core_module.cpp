@@ -33,6 +33,7 @@ py::array_t<std::uint64_t> draw_many(std::size_t n, std::uint64_t seed, Draw dra
 PYBIND11_MODULE(_core, m) {
   m.doc() = "allocstress C++ core: workload distributions and the results reader";
   m.attr("schema_version") = kResultsSchemaVersion;
+  m.attr("oldest_readable_schema_version") = kOldestReadableSchemaVersion;
 
   m.def(
       "sample_sizes",

@@ -1,6 +1,8 @@
 // Thread lists, shared workload options and catalogue loading for the CLI.
 #include "cli_common.hpp"
 
+#include "../allocators/eqclass_allocator.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -80,6 +82,7 @@ bool WorkloadOptions::given(const std::string& long_name) const {
 
 AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vector<std::string>& user_libraries) {
   try {
+    EqClassAllocator::hot_blocks_from_environment();  // a bad tuning variable is bad input, before anything runs
     AllocatorCatalog catalog(manifest_option.empty() ? default_manifest_path() : std::filesystem::path(manifest_option));
     for (const auto& lib : user_libraries) catalog.add_user_library(lib);
     return catalog;

@@ -97,7 +97,7 @@ std::string preflight(const std::string& exe, const AllocatorSpec& a, const std:
 
 void MatrixCommand::add_to(CLI::App& app) {
   cmd = app.add_subcommand("matrix", "Run allocators x threads x repetitions, one fresh process per cell");
-  cmd->add_option("--preset", preset, "quick (default, ~30 s on a 2-core VM) or study (the 2018 study's sizes; minutes to hours)");
+  cmd->add_option("--preset", preset, "quick (default, ~45 s on a 2-core VM) or study (the 2018 study's sizes; minutes to hours)");
   cmd->add_option("--out", out, "Results file ending in .json (default out/alloc-test-<preset>-<time>.json); the .md table goes beside it");
   cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)");
   cmd->add_option("--allocator", user_libraries, "Add a drop-in allocator NAME=/path/lib.so (repeatable)");

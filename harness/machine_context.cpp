@@ -76,7 +76,8 @@ std::string first_line_of_command(const std::string& command) {
 
 nlohmann::json allocator_environment() {
   static const char* const kPrefixes[] = {"MALLOC_", "GLIBC_TUNABLES", "MIMALLOC_", "TCMALLOC_", "HEAPPROFILE",
-                                          "JE_MALLOC_CONF", "TBB_", "LD_LIBRARY_PATH", "LD_BIND_NOW"};
+                                          "JE_MALLOC_CONF", "TBB_", "LD_LIBRARY_PATH", "LD_BIND_NOW",
+                                          "ALLOCSTRESS_EQCLASS_"};
   nlohmann::json env = nlohmann::json::object();
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);

@@ -1,5 +1,5 @@
 // Named parameter sets for `matrix --preset` (and the defaults of `run`).
-//   quick  laptop-sized: the default matrix takes about 30 s on a 2-core VM (70 cells).
+//   quick  laptop-sized: the default matrix takes about 42 s on a 2-core VM (100 cells).
 //   study  the 2018 study's sizes: 2^25 slots in total, 1e8 iterations per thread, E = 16,
 //          threads 1..PUs-1 with one PU left to the OS.
 #pragma once

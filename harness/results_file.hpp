@@ -13,7 +13,10 @@
 namespace allocstress {
 
 inline constexpr const char* kResultsSchemaName = "allocstress-results";
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;
+// Oldest version the readers still accept: version 1 lacked modes and data-structure workloads,
+// which readers treat as timing records of alloc-test.
+inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // Fields every entry of a cell carries, whatever its status: name, allocator identity, threads,
 // placement, params, repetition_index, repetitions.

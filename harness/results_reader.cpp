@@ -32,9 +32,11 @@ nlohmann::json read_results_file(const std::filesystem::path& path) {
     throw ResultsFileError(name + ": not an allocstress results file (it lacks \"schema\": \"" +
                            std::string(kResultsSchemaName) + "\")");
   const auto version = j.find("schema_version");
-  if (version == j.end() || !version->is_number_integer() || version->get<int>() != kResultsSchemaVersion)
+  if (version == j.end() || !version->is_number_integer() || version->get<int>() < kOldestReadableSchemaVersion ||
+      version->get<int>() > kResultsSchemaVersion)
     throw ResultsFileError(name + ": schema_version " + (version == j.end() ? std::string("(missing)") : version->dump()) +
-                           " is not supported (this allocstress reads version " + std::to_string(kResultsSchemaVersion) + ")");
+                           " is not supported (this allocstress reads versions " + std::to_string(kOldestReadableSchemaVersion) +
+                           ".." + std::to_string(kResultsSchemaVersion) + ")");
   if (!j.contains("context") || !j["context"].is_object())
     throw ResultsFileError(name + ": has no \"context\" object");
   if (!j.contains("benchmarks") || !j["benchmarks"].is_array())

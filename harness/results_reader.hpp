@@ -15,8 +15,9 @@ struct ResultsFileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// pre: none.  post: a JSON object with "schema" == kResultsSchemaName, "schema_version" ==
-// kResultsSchemaVersion, an object "context" and an array "benchmarks"; else ResultsFileError.
+// pre: none.  post: a JSON object with "schema" == kResultsSchemaName, "schema_version" in
+// kOldestReadableSchemaVersion..kResultsSchemaVersion, an object "context" and an array
+// "benchmarks"; else ResultsFileError.
 nlohmann::json read_results_file(const std::filesystem::path& path);
 
 }  // namespace allocstress

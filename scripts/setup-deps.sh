@@ -8,6 +8,8 @@ packages=(
   g++ cmake make pkg-config git
   # libraries the build finds with find_package / pkg-config
   libbenchmark-dev libhwloc-dev libboost-dev libgtest-dev nlohmann-json3-dev libcli11-dev
+  # callgrind's cache simulator (`--cache-sim`, build-time header valgrind/callgrind.h) and setarch
+  valgrind util-linux
   # drop-in allocators listed in allocators/manifest.tsv
   libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2
   # analysis package (Python under /usr/bin/python3) and its pybind11 extension

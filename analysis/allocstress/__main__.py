@@ -13,6 +13,7 @@ import os
 import shlex
 import sys
 
+from .compare import METRICS
 from .loading import ResultsError, load
 
 
@@ -32,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     cmp = sub.add_parser("compare", help="compare two results files cell by cell")
     cmp.add_argument("a", help="baseline results file (A)")
     cmp.add_argument("b", help="results file compared against A (B)")
-    cmp.add_argument("--metric", default="net_cycles_per_pair",
-                     choices=["net_cycles_per_pair", "net_ns_per_pair", "cycles_per_pair", "overhead_ratio", "peak_rss_bytes"])
+    cmp.add_argument("--metric", default=None, choices=METRICS,
+                     help="default: each workload's headline cost (net_cycles_per_pair for alloc-test, "
+                          "search_cycles_per_visit for the data structures)")
     cmp.add_argument("--csv", default=None, help="also write the comparison as CSV to this file")
     args = parser.parse_args(argv)
     try:

@@ -1,6 +1,8 @@
 """Comparing two runs (versions, machines, allocator builds) cell by cell: for every (workload,
-allocator, threads) present in both, the ratio B / A of median net cycles per pair with a
-bootstrap CI and a Mann-Whitney test, then one geometric-mean summary line."""
+allocator, threads) present in both, the ratio B / A of the median headline cost -- net cycles
+per pair for alloc-test, search cycles per node visited for the data-structure workloads -- or of
+a chosen metric, with a bootstrap CI and a Mann-Whitney test, then one geometric-mean summary
+line.  Only timing records are compared (simulated-cache records are not timings)."""
 
 from __future__ import annotations
 
@@ -12,29 +14,48 @@ from . import statistics as st
 from .loading import Runs
 
 CELL = ["workload", "allocator", "threads"]
+STRUCTURE_WORKLOADS = ("bintree", "linkedlist", "multilist")
+METRICS = ["net_cycles_per_pair", "net_ns_per_pair", "cycles_per_pair", "search_cycles_per_visit", "build_cycles_per_node",
+           "overhead_ratio", "peak_rss_bytes"]
 
 
-def compare_runs(runs: Runs, metric: str = "net_cycles_per_pair") -> pd.DataFrame:
-    """Rows: workload, allocator, threads, reps_a, reps_b, median_a, median_b, ratio (B/A), ci_low,
-    ci_high, p, significance.  pre: runs holds exactly two files."""
+def headline_metric(workload: str) -> str:
+    return "search_cycles_per_visit" if workload in STRUCTURE_WORKLOADS else "net_cycles_per_pair"
+
+
+def metric_label(table: pd.DataFrame, metric: str | None) -> str:
+    """The metric's name, or for the per-workload headline the names that occur."""
+    if metric:
+        return metric
+    names = list(dict.fromkeys(table["metric"])) if "metric" in table else []
+    return names[0] if len(names) == 1 else "the headline cost (" + ", ".join(names or ["none"]) + ")"
+
+
+def compare_runs(runs: Runs, metric: str | None = None) -> pd.DataFrame:
+    """Rows: workload, allocator, threads, metric, reps_a, reps_b, median_a, median_b, ratio (B/A),
+    ci_low, ci_high, p, significance.  metric None = each workload's headline cost.
+    pre: runs holds exactly two files."""
     a_name, b_name = runs.run_names()
-    ok = runs.cells[runs.cells["status"] == "ok"]
+    mode = runs.cells["mode"].fillna("timing")
+    ok = runs.cells[(runs.cells["status"] == "ok") & (mode == "timing")]
     a, b = ok[ok["run"] == a_name], ok[ok["run"] == b_name]
     rows = []
     for key, ga in a.groupby(CELL, sort=False):
         gb = b[(b["workload"] == key[0]) & (b["allocator"] == key[1]) & (b["threads"] == key[2])]
-        if gb.empty or key[1] == "void":
+        column = metric or headline_metric(key[0])
+        if gb.empty or key[1] == "void" or column not in ga or column not in gb:
             continue
-        va, vb = st.clean(ga[metric].to_numpy()), st.clean(gb[metric].to_numpy())
+        va, vb = st.clean(ga[column].to_numpy()), st.clean(gb[column].to_numpy())
         if va.size == 0 or vb.size == 0:
             continue
         r = st.ratio_of_medians(vb, va)
         p = st.mann_whitney_p(va, vb)
-        rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "reps_a": len(va), "reps_b": len(vb),
+        rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "metric": column,
+                     "reps_a": len(va), "reps_b": len(vb),
                      "median_a": float(pd.Series(va).median()), "median_b": float(pd.Series(vb).median()),
                      "ratio": r["ratio"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": p,
                      "significance": st.significance_mark(p, len(va), len(vb))})
-    return pd.DataFrame(rows, columns=CELL + ["reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
+    return pd.DataFrame(rows, columns=CELL + ["metric", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
                                               "p", "significance"])
 
 
@@ -43,7 +64,7 @@ def differences(runs: Runs, table: pd.DataFrame, metric: str) -> list[str]:
     a_name, b_name = runs.run_names()
     notes = []
     plans = [doc["context"].get("plan", {}) for doc in runs.documents]
-    for key in ("params", "placement", "workload"):
+    for key in ("params", "structure_params", "placement", "workloads"):
         if plans[0].get(key) != plans[1].get(key):
             notes.append(f"the runs differ in {key}: {a_name} {plans[0].get(key)} vs {b_name} {plans[1].get(key)}")
     compared = set(zip(table["workload"], table["allocator"], table["threads"]))
@@ -66,19 +87,25 @@ def summary_line(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> 
 
 
 def to_markdown(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> str:
-    head = f"| workload | allocator | threads | reps A/B | {metric} A | {metric} B | B / A [95% CI] | p |\n"
-    head += "|---|---|---:|---:|---:|---:|---|---:|\n"
+    mixed = "metric" in table and table["metric"].nunique() > 1
+    if mixed:
+        head = "| workload | allocator | threads | metric | reps A/B | A | B | B / A [95% CI] | p |\n"
+        head += "|---|---|---:|---|---:|---:|---:|---|---:|\n"
+    else:
+        head = f"| workload | allocator | threads | reps A/B | {metric} A | {metric} B | B / A [95% CI] | p |\n"
+        head += "|---|---|---:|---:|---:|---:|---|---:|\n"
     body = ""
     for r in table.itertuples():
         ci = "" if math.isnan(r.ci_low) else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]"
         ratio = "n/a" if math.isnan(r.ratio) else f"{r.ratio:.3f}{ci}"
         mark = {"n/a": " (test n/a)"}.get(r.significance, " " + r.significance if r.significance else "")
-        body += (f"| {r.workload} | {r.allocator} | {r.threads} | {r.reps_a}/{r.reps_b} | {r.median_a:.4g} | "
+        body += (f"| {r.workload} | {r.allocator} | {r.threads} | " + (f"{r.metric} | " if mixed else "") + f"{r.reps_a}/{r.reps_b} | {r.median_a:.4g} | "
                  f"{r.median_b:.4g} | {ratio}{mark} | {r.p:.3g} |\n")
     return f"A = {a_name}, B = {b_name}\n\n" + head + body + "\n" + summary_line(table, a_name, b_name, metric) + "\n"
 
 
-def report_text(runs: Runs, table: pd.DataFrame, metric: str) -> str:
+def report_text(runs: Runs, table: pd.DataFrame, metric: str | None = None) -> str:
     a_name, b_name = runs.run_names()
+    metric = metric_label(table, metric)
     notes = differences(runs, table, metric)
     return to_markdown(table, a_name, b_name, metric) + "".join(f"note: {n}\n" for n in notes)

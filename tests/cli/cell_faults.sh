@@ -14,6 +14,6 @@ for mode in abort segv hang; do
   want=$(case $mode in abort) echo "SIGABRT" ;; segv) echo "SIGSEGV" ;; hang) echo "timeout of 3 s" ;; esac)
   [ "$(grep -c "^faulty	1	failed	.*$want" <<<"$cells")" = 2 ] && pass || fail "$mode: faulty cells not failed with '$want': $cells"
   [ "$(grep -c "	ok	" <<<"$cells")" = 4 ] && pass || fail "$mode: void/system cells not ok: $cells"
-  grep -q "faulty at 1 threads: 2 cell(s) failed" "$T/$mode.md" && pass || fail "$mode: table does not list the failure"
+  grep -q "faulty x alloc-test at 1 threads: 2 cell(s) failed" "$T/$mode.md" && pass || fail "$mode: table does not list the failure"
 done
 finish

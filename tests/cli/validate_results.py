@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Validate an allocstress results file against results/schema.json, then print one line per
-iteration entry: allocator, threads, status, reason (tab-separated), for the CLI tests to check.
-Usage: validate_results.py SCHEMA RESULTS"""
+iteration entry: allocator, threads, status, reason (tab-separated), for the CLI tests to check;
+with --with-workload, the workload and mode come first.
+Usage: validate_results.py SCHEMA RESULTS [--with-workload]"""
 import json
 import sys
 
@@ -10,6 +11,7 @@ import jsonschema
 
 def main() -> int:
     schema_path, results_path = sys.argv[1], sys.argv[2]
+    with_workload = "--with-workload" in sys.argv[3:]
     with open(schema_path) as f:
         schema = json.load(f)
     with open(results_path) as f:
@@ -22,7 +24,8 @@ def main() -> int:
         return 1
     for e in results["benchmarks"]:
         if e["run_type"] == "iteration":
-            print(f'{e["allocator"]}\t{e["threads"]}\t{e["status"]}\t{e.get("reason") or ""}')
+            prefix = f'{e["workload"]}\t{e.get("mode", "timing")}\t' if with_workload else ""
+            print(f'{prefix}{e["allocator"]}\t{e["threads"]}\t{e["status"]}\t{e.get("reason") or ""}')
     return 0
 
 

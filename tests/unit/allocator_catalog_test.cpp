@@ -1,5 +1,6 @@
 // AllocatorCatalog: manifest lines, missing libraries with their package, user libraries.
 #include "allocators/allocator_catalog.hpp"
+#include "allocators/in_tree_registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +20,9 @@ fs::path write_manifest(const std::string& text) {
 TEST(AllocatorCatalog, InTreeFirstThenManifestInOrder) {
   const auto p = write_manifest("# comment\nsystem libc.so.6 libc6\n\nghost libghost.so.9 libghost9 # trailing\n");
   AllocatorCatalog c(p);
-  ASSERT_EQ(c.all().size(), 3u);
+  ASSERT_EQ(c.all().size(), in_tree_allocator_names().size() + 2);
   EXPECT_EQ(c.all()[0].name, "void");
+  EXPECT_EQ(c.all()[in_tree_allocator_names().size()].name, "system");  // the manifest's entries follow, in order
   EXPECT_EQ(c.all()[0].kind, AllocatorKind::in_tree);
   EXPECT_TRUE(c.find("system").available());
   EXPECT_EQ(c.find("system").library_path.front(), '/');

@@ -35,11 +35,16 @@ std::string find_program(const std::string& name) {
 
 bool running_under_valgrind() { return RUNNING_ON_VALGRIND != 0; }
 
+std::string cache_simulation_unavailable() {
+  if (find_program("valgrind").empty())
+    return "--cache-sim needs valgrind, which is not installed (scripts/setup-deps.sh installs it)";
+  if (find_program("setarch").empty()) return "--cache-sim needs setarch (util-linux) to switch address randomisation off";
+  return "";
+}
+
 std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile) {
+  if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw std::runtime_error(missing);
   const std::string valgrind = find_program("valgrind"), setarch = find_program("setarch");
-  if (valgrind.empty())
-    throw std::runtime_error("--cache-sim needs valgrind, which is not installed (scripts/setup-deps.sh installs it)");
-  if (setarch.empty()) throw std::runtime_error("--cache-sim needs setarch (util-linux) to switch address randomisation off");
   std::vector<std::string> argv = {setarch, "--addr-no-randomize", valgrind, "--tool=callgrind", "--cache-sim=yes",
                                    "--collect-atstart=no", "--D1=" + valgrind_geometry(l1_data_cache()),
                                    "--LL=" + valgrind_geometry(last_level_cache()), std::string("--I1=") + kI1,

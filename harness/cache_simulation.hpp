@@ -17,6 +17,9 @@
 
 namespace allocstress {
 
+// "" when valgrind and setarch are installed, else one line saying what is missing.
+std::string cache_simulation_unavailable();
+
 // The simulator command around `cell_argv` (the cell's own argv, --cache-sim included), writing
 // callgrind's profile to `profile`.  Throws std::runtime_error when valgrind or setarch is missing.
 std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile);

@@ -2,11 +2,12 @@
 // `run` command) has already made sure this process is fresh and that malloc resolves into the
 // right library; this file only measures.
 //
-// Measured phase, per worker thread: pinned, slots mapped and touched, allocator constructed,
-// then all workers start together; each times its own loop with the cycle counter.  Around the
-// phase the main thread reads RSS before, resets the peak (VmHWM), and reads peak RSS, RSS at the
-// end, getrusage deltas and wall time; after it the workers free what they still hold (untimed)
-// and RSS is read once more.
+// The measured phase (measured_phase.hpp): per worker thread, pinned, its memory and allocator
+// set up, then all workers start together and each times its own work with the cycle counter;
+// around it the main thread reads RSS before, resets the peak (VmHWM), and reads peak RSS, RSS at
+// the end, getrusage deltas and wall time; after it the workers inspect and free what they still
+// hold (untimed) and RSS is read once more.  alloc-test is measured here, the data-structure
+// workloads in structure_cell.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -159,13 +159,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   plan.cache_sim = cache_sim;
   if (cache_sim && !any_structure)
     throw UsageError("--cache-sim needs a data-structure workload (--workload bintree, linkedlist or multilist)");
-  if (cache_sim) {
-    try {
-      cache_simulation_command({}, "/dev/null");  // valgrind and setarch are there
-    } catch (const std::runtime_error& e) {
-      throw UsageError(e.what());
-    }
-  }
+  if (const std::string missing = cache_sim ? cache_simulation_unavailable() : ""; !missing.empty()) throw UsageError(missing);
   plan.placement.reserve_os_pu = plan.placement.reserve_os_pu || p.reserve_os_pu;  // study always leaves one PU
   plan.repetitions = cmd->count("--reps") ? reps : p.repetitions;
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");

@@ -125,6 +125,7 @@ int RunCommand::execute(char** argv) {
   cell.cache_sim = cache_sim;
   if (cache_sim && !is_structure_workload(cell.workload))
     throw UsageError("--cache-sim applies to bintree, linkedlist and multilist (their search phase), not to " + cell.workload);
+  if (const std::string missing = cache_sim ? cache_simulation_unavailable() : ""; !missing.empty()) throw UsageError(missing);
   const auto counts = parse_thread_list(threads);
   if (counts.size() != 1) throw UsageError("run takes one thread count, got '" + threads + "' (accepted: e.g. --threads 2)");
   cell.params.threads = cell.placement.threads = counts[0];

@@ -1,5 +1,5 @@
-# The data-structure workloads end to end: each runs and verifies on a drop-in and on the in-tree
-# backends; the simulated-cache figures are identical across two runs; a matrix over the three
+# The data-structure workloads end to end: each runs and verifies on every installed drop-in and
+# every in-tree backend; the simulated-cache figures are identical across two runs; a matrix over the three
 # workloads with --cache-sim gives a schema-valid file, a per-workload table and the Gleipnir-style
 # simulated-cache table, with void listed as skipped for the structures (it cannot hold one).
 source "$(dirname "$0")/lib.sh"
@@ -7,8 +7,10 @@ SMALL=(--nodes 2000 --searches 5000)
 
 field() { /usr/bin/python3 -c "import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); print($1)"; }
 
+# every installed allocator but void (which cannot hold a structure)
+allocators=$("$ALLOCSTRESS" list | tail -n +3 | awk '$3 == "found" && $1 != "void" {print $1}')
 for w in bintree linkedlist multilist; do
-  for a in system pool eqclass bump jemalloc; do
+  for a in $allocators; do
     rec=$("$ALLOCSTRESS" run --allocator "$a" --workload "$w" "${SMALL[@]}" --churn 20 --interleave 1 --hints 2>"$T/err") \
       || { fail "$w on $a exited non-zero: $(tail -1 "$T/err")"; continue; }
     [ "$(field "r['status'], r['verified'], r['searches'] == 5000, r['placement_metrics']['nodes'] == r['live_nodes'] > 0" <<<"$rec")" \

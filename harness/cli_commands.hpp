@@ -30,6 +30,15 @@ struct RunCommand {
   int execute(char** argv);
 };
 
+struct ProbeCommand {
+  CLI::App* cmd = nullptr;
+  std::vector<std::string> names;
+  std::string out, manifest, one;
+  bool force = false;
+  void add_to(CLI::App& app);
+  int execute();
+};
+
 struct MatrixCommand {
   CLI::App* cmd = nullptr;
   std::string preset = "quick";

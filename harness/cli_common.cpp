@@ -3,6 +3,8 @@
 
 #include "../allocators/eqclass_allocator.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -78,6 +80,15 @@ bool WorkloadOptions::given(const std::string& long_name) const {
   for (const CLI::Option* o : tracked)
     if (o->get_name() == long_name) return o->count() > 0;
   return false;
+}
+
+void check_new_output_file(const std::filesystem::path& path, bool force) {
+  if (path.extension() != ".json") throw UsageError("--out " + path.string() + " must end in .json");
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  if (!std::filesystem::is_directory(folder)) throw UsageError("output folder " + folder.string() + " does not exist");
+  if (access(folder.c_str(), W_OK) != 0) throw UsageError("output folder " + folder.string() + " is not writable");
+  if (std::filesystem::exists(path) && !force)
+    throw UsageError("output file " + path.string() + " already exists (pass --force to overwrite, or choose another --out)");
 }
 
 AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vector<std::string>& user_libraries) {

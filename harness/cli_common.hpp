@@ -58,6 +58,10 @@ StructureParams structure_params_for(const WorkloadOptions& options, const std::
 // Errors from either become UsageError.
 AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vector<std::string>& user_libraries);
 
+// A file a command is about to write: it must end in .json, its folder must exist and be
+// writable, and it must not exist unless `force`.  Throws UsageError.
+void check_new_output_file(const std::filesystem::path& path, bool force);
+
 // Overrides params fields with the options that were given; validates; throws UsageError.
 void apply_workload_options(const WorkloadOptions& options, AllocTestParams& params, PlacementRequest& placement);
 

@@ -1,5 +1,5 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// subcommands (list, run, matrix).  Every failure ends here as one line on stderr.
+// subcommands (list, run, matrix, probe, report, compare).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -14,9 +14,11 @@ int main(int argc, char** argv) {
   ListCommand list;
   RunCommand run;
   MatrixCommand matrix;
+  ProbeCommand probe;
   list.add_to(app);
   run.add_to(app);
   matrix.add_to(app);
+  probe.add_to(app);
   // Analysis commands are implemented in Python: every argument is passed on untouched.
   CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR]");
   CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (list.cmd->parsed()) return list.execute();
     if (run.cmd->parsed()) return run.execute(argv);
+    if (probe.cmd->parsed()) return probe.execute();
     if (report->parsed()) return exec_python_command("report", report->remaining());
     if (compare->parsed()) return exec_python_command("compare", compare->remaining());
     return matrix.execute(command_line);

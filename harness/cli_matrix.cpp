@@ -247,6 +247,8 @@ int MatrixCommand::execute(const std::string& command_line) {
     throw UsageError("output folder of " + results.string() + " is not writable");
 
   nlohmann::json context = machine_context(topology, command_line);
+  // The environment check: everything that makes figures less trustworthy, before any cell runs.
+  for (const auto& w : context.at("warnings")) std::cerr << "warning: " << w.get<std::string>() << "\n";
   ResultsJournal journal = ResultsJournal::create(journal_path_for(results), {{"plan", plan.to_json()}, {"context", context}});
   const std::size_t cells = plan.cells().size();
   std::cerr << "matrix: " << plan.workloads.size() << " workload(s) x " << plan.allocators.size() << " allocators x "

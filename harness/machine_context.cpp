@@ -6,10 +6,12 @@
 
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
 
+#include "busy_processes.hpp"
 #include "perf_counters.hpp"
 #include "sanitizer_build.hpp"
 #include "tsc.hpp"
@@ -114,6 +116,32 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
   if (governor.empty()) governor = "n/a (no cpufreq in /sys: frequency is managed by the host or firmware)";
   else if (governor != "performance") warnings.push_back("CPU governor is '" + governor + "', not 'performance': frequency may vary between runs");
 
+  // Turbo: intel_pstate's no_turbo (0 = turbo on) or the generic cpufreq boost switch (1 = on).
+  std::string turbo = "n/a (no intel_pstate/no_turbo or cpufreq/boost in /sys: managed by the host or firmware)";
+  if (const std::string no_turbo = read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo"); !no_turbo.empty())
+    turbo = no_turbo == "0" ? "on" : "off";
+  else if (const std::string boost = read_first_line("/sys/devices/system/cpu/cpufreq/boost"); !boost.empty())
+    turbo = boost == "1" ? "on" : "off";
+  if (turbo == "on") warnings.push_back("turbo boost is on: the core clock varies with load and temperature between cells");
+
+  const std::string aslr = read_first_line("/proc/sys/kernel/randomize_va_space");
+  if (!aslr.empty() && aslr != "0")
+    warnings.push_back("address-space randomisation is on (randomize_va_space=" + aslr + "): block addresses, and so the "
+                       "cache-set placement the data-structure workloads measure, differ from run to run (--cache-sim "
+                       "switches it off for its own cells)");
+  const std::string paranoid = read_first_line("/proc/sys/kernel/perf_event_paranoid");
+  if (!paranoid.empty() && std::atoi(paranoid.c_str()) > 2 && geteuid() != 0)
+    warnings.push_back("perf_event_paranoid=" + paranoid + " blocks performance counters for this user");
+
+  nlohmann::json busy = nlohmann::json::array();
+  for (const auto& p : busy_processes()) {
+    busy.push_back({{"pid", p.pid}, {"name", p.name}, {"cpu_percent", p.cpu_percent}});
+    char text[160];
+    std::snprintf(text, sizeof text, "process %d (%s) used %.0f%% of a CPU just before the run: it disturbs the measurement",
+                  p.pid, p.name.c_str(), p.cpu_percent);
+    warnings.push_back(text);
+  }
+
   const auto counters = hardware_counter_availability();
   if (!counters.available) warnings.push_back("hardware counters unavailable: " + counters.reason);
 
@@ -158,7 +186,9 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
           {"thp_mode", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/enabled"))},
           {"thp_defrag", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/defrag"))},
           {"governor", governor},
-          {"aslr", read_first_line("/proc/sys/kernel/randomize_va_space")},
+          {"turbo", turbo},
+          {"busy_processes", busy},
+          {"aslr", aslr},
           {"perf_event_paranoid", read_first_line("/proc/sys/kernel/perf_event_paranoid")},
           {"hw_counters_available", counters.available},
           {"hw_counters_reason", counters.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(counters.reason)},

@@ -85,6 +85,30 @@ def _run_section(runs: Runs, run: str, table: pd.DataFrame, out_dir: str) -> str
     return "\n".join(parts)
 
 
+def _alloc_test_summary(table: pd.DataFrame, out_dir: str) -> list[str]:
+    """The alloc-test comparison table (net of the void baseline), its geometric means and files."""
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write(tables.to_markdown(table) + "\n" + tables.columns_markdown())
+    with open(os.path.join(out_dir, "summary.tex"), "w") as f:
+        f.write(tables.to_latex(table))
+    with open(os.path.join(out_dir, "summary.csv"), "w") as f:
+        f.write(tables.to_csv(table))
+    headers, rows = tables.display_rows(table)
+    geo = tables.geomean_table(table)
+    geo_rows = [[r.run, r.allocator, str(r.rows), f"{r.geomean_speed_vs_system:.2f}", f"{r.geomean_overhead_vs_system:.2f}"]
+                for r in geo.itertuples()]
+    notes = tables.table_warnings(table)
+    body = ["<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
+            f'<p class="legend">{_e(tables.LEGEND)}</p>']
+    if notes:
+        body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
+    body += ["<h3>Geometric mean over workloads and thread counts</h3>",
+             _html_table(["run", "allocator", "rows", "speed vs system", "overhead vs system"], geo_rows, left=2),
+             '<p class="legend">Tables as files: <a href="summary.md">Markdown</a>, <a href="summary.tex">LaTeX</a>, '
+             '<a href="summary.csv">CSV</a>.</p>']
+    return body
+
+
 def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
     """The data-structure table and the Gleipnir-style simulated-cache table, when the runs have them."""
     table = structures.structure_table(runs)
@@ -115,31 +139,16 @@ def write_report(paths: list[str], out_dir: str, command_line: str) -> str:
     runs = load(paths)
     os.makedirs(out_dir, exist_ok=True)
     table = tables.summary_table(runs)
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(tables.to_markdown(table) + "\n" + tables.columns_markdown())
-    with open(os.path.join(out_dir, "summary.tex"), "w") as f:
-        f.write(tables.to_latex(table))
-    with open(os.path.join(out_dir, "summary.csv"), "w") as f:
-        f.write(tables.to_csv(table))
-    headers, rows = tables.display_rows(table)
-    geo = tables.geomean_table(table)
-    geo_rows = [[r.run, r.allocator, str(r.rows), f"{r.geomean_speed_vs_system:.2f}", f"{r.geomean_overhead_vs_system:.2f}"]
-                for r in geo.itertuples()]
-    notes = tables.table_warnings(table)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
-            f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>",
-            "<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
-            f'<p class="legend">{_e(tables.LEGEND)}</p>']
-    if notes:
-        body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
-    body += ["<h3>Geometric mean over workloads and thread counts</h3>",
-             _html_table(["run", "allocator", "rows", "speed vs system", "overhead vs system"], geo_rows, left=2),
-             '<p class="legend">Tables as files: <a href="summary.md">Markdown</a>, <a href="summary.tex">LaTeX</a>, '
-             '<a href="summary.csv">CSV</a>.</p>']
+            f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>"]
+    if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
+        body += _alloc_test_summary(table, out_dir)
     body += _structure_sections(runs, out_dir)
     for run in runs.run_names():
         body.append(_run_section(runs, run, table, out_dir))
-    body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in tables.COLUMNS], left=3))
+    documented = (tables.COLUMNS if not table.empty else []) + (
+        structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
+    body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
     page = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>allocstress report</title>'
             f"<style>{STYLE}</style></head><body>" + "\n".join(body) + "</body></html>\n")
     index = os.path.join(out_dir, "index.html")

@@ -66,6 +66,8 @@ def test_report_has_the_structure_sections(tmp_path):
     md = (tmp_path / "rep" / "structures.md").read_text()
     assert md.count("| bintree | eqclass |") == 4  # structure table and simulated-cache table, 1 and 2 threads
     assert (tmp_path / "rep" / "cache-sim.csv").exists()
+    # no alloc-test cells in this file: no empty alloc-test summary either
+    assert "Geometric mean" not in page and not (tmp_path / "rep" / "summary.md").exists()
 
 
 def test_alloc_test_files_have_no_structure_section(golden, tmp_path):

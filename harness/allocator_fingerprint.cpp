@@ -17,8 +17,6 @@ namespace allocstress {
 
 namespace {
 
-using UsableSize = std::size_t (*)(void*);
-
 // ---- /proc/self/maps without malloc ---------------------------------------------------------
 
 struct Mapping {
@@ -120,13 +118,13 @@ std::size_t large_threshold() {
   return hi;
 }
 
-UsableSize same_library_usable_size() {
+}  // namespace
+
+UsableSizeFunction checked_usable_size() {
   void* f = dlsym(RTLD_DEFAULT, "malloc_usable_size");
   if (f == nullptr || symbol_provider_path("malloc_usable_size") != malloc_provider_path()) return nullptr;
-  return reinterpret_cast<UsableSize>(f);
+  return reinterpret_cast<UsableSizeFunction>(f);
 }
-
-}  // namespace
 
 nlohmann::json fingerprint_process_malloc() {
   // The threshold first: the earlier in the process, the closer to the allocator's initial state.
@@ -134,7 +132,7 @@ nlohmann::json fingerprint_process_malloc() {
   nlohmann::json fp = {{"malloc_provider", malloc_provider_path()}};
 
   // Size classes from usable sizes.
-  const UsableSize usable = same_library_usable_size();
+  const UsableSizeFunction usable = checked_usable_size();
   if (usable == nullptr) {
     fp["size_classes"] = nullptr;
     fp["size_classes_reason"] = "n/a: malloc_usable_size is not provided by " + malloc_provider_path();

@@ -15,9 +15,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+
 namespace allocstress {
 
 // pre: malloc in this process is the allocator to fingerprint (verified by the caller).
 nlohmann::json fingerprint_process_malloc();
+
+// malloc_usable_size of the library malloc resolves to, or nullptr when that library does not
+// define one (calling glibc's on another allocator's block would be undefined).
+using UsableSizeFunction = std::size_t (*)(void*);
+UsableSizeFunction checked_usable_size();
 
 }  // namespace allocstress

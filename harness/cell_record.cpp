@@ -41,7 +41,7 @@ nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator,
   const unsigned threads = cell.params.threads;
   return {{"name", cell.workload + "/" + allocator.name + "/threads:" + std::to_string(threads)},
           {"run_type", "iteration"},
-          {"mode", cell.cache_sim ? "simulate" : "timing"},
+          {"mode", cell.mode()},
           {"workload", cell.workload},
           {"allocator", allocator.name},
           {"allocator_kind", allocator.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},

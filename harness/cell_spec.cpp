@@ -40,6 +40,10 @@ std::vector<std::string> run_arguments(const CellSpec& c) {
   if (c.placement.reserve_os_pu) args.push_back("--reserve-os-pu");
   if (c.placement.oversubscribe) args.push_back("--oversubscribe");
   if (c.cache_sim) args.push_back("--cache-sim");
+  if (c.profile) {
+    args.push_back("--profile");
+    add("--sample-every", std::to_string(c.profile_spec.sample_every));
+  }
   return args;
 }
 

@@ -16,6 +16,16 @@ namespace allocstress {
 
 inline constexpr const char* kAllocTestWorkload = "alloc-test";
 
+// A profile run of an alloc-test cell (profile_run.hpp): the outer `run --profile` process
+// fingerprints the allocator, then runs the cell twice: pass "sample" (latency histograms,
+// counters, memory breakdown) and pass "syscalls" (under strace).  The passes get the bounds.
+struct ProfileSpec {
+  std::uint64_t sample_every = 64;     // 1 in N operations is timed
+  std::string pass;                    // "" (outer), "sample" or "syscalls"
+  std::uint64_t small_limit = 1024;    // sizes below are "small" (from the fingerprint)
+  std::uint64_t large_from = 0;        // sizes from here are "large"; 0 = none
+};
+
 // params.threads and params.seed apply to every workload; the rest of `params` only to
 // alloc-test, `structure` only to bintree, linkedlist and multilist.
 struct CellSpec {
@@ -26,6 +36,10 @@ struct CellSpec {
   PlacementRequest placement;
   StructureParams structure;
   bool cache_sim = false;    // a simulated-cache run under callgrind instead of a timing run
+  bool profile = false;      // a profile run (alloc-test) instead of a timing run
+  ProfileSpec profile_spec;
+
+  std::string mode() const { return cache_sim ? "simulate" : profile ? "profile" : "timing"; }
 };
 
 // The workloads `run` and `matrix` accept, in the order the CLI lists them.

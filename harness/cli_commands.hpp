@@ -25,6 +25,8 @@ struct RunCommand {
   std::string threads = "1";
   bool verify_only = false;
   bool cache_sim = false;
+  bool profile = false;
+  ProfileSpec profile_spec;
   WorkloadOptions workload;
   void add_to(CLI::App& app);
   int execute(char** argv);
@@ -33,6 +35,7 @@ struct RunCommand {
 struct ProbeCommand {
   CLI::App* cmd = nullptr;
   std::vector<std::string> names;
+  std::vector<std::string> user_libraries;
   std::string out, manifest, one;
   bool force = false;
   void add_to(CLI::App& app);
@@ -51,6 +54,8 @@ struct MatrixCommand {
   bool resume = false;
   bool force = false;
   bool cache_sim = false;
+  bool profile = false;
+  std::uint64_t sample_every = 64;
   WorkloadOptions workload;
   void add_to(CLI::App& app);
   int execute(const std::string& command_line);

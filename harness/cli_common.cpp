@@ -2,6 +2,7 @@
 #include "cli_common.hpp"
 
 #include "../allocators/eqclass_allocator.hpp"
+#include "syscall_trace.hpp"
 
 #include <unistd.h>
 
@@ -80,6 +81,19 @@ bool WorkloadOptions::given(const std::string& long_name) const {
   for (const CLI::Option* o : tracked)
     if (o->get_name() == long_name) return o->count() > 0;
   return false;
+}
+
+void check_profile_request(const CellSpec& cell, const AllocatorSpec& allocator, bool cache_sim) {
+  if (cache_sim) throw UsageError("--profile and --cache-sim are separate runs: pass one of them");
+  if (cell.workload != kAllocTestWorkload)
+    throw UsageError("--profile applies to alloc-test, not to " + cell.workload + " (accepted: --workload alloc-test)");
+  if (allocator.kind != AllocatorKind::drop_in)
+    throw UsageError("--profile measures malloc libraries; '" + allocator.name + "' is an in-tree backend (accepted: drop-in allocators)");
+  if (cell.profile_spec.sample_every == 0) throw UsageError("--sample-every must be at least 1, got 0");
+  const std::string& pass = cell.profile_spec.pass;
+  if (!pass.empty() && pass != "sample" && pass != "syscalls")
+    throw UsageError("unknown --profile-pass '" + pass + "' (accepted: sample, syscalls)");
+  if (const std::string missing = syscall_trace_unavailable(); !missing.empty()) throw UsageError(missing);
 }
 
 void check_new_output_file(const std::filesystem::path& path, bool force) {

@@ -58,6 +58,10 @@ StructureParams structure_params_for(const WorkloadOptions& options, const std::
 // Errors from either become UsageError.
 AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vector<std::string>& user_libraries);
 
+// A profile request is for alloc-test on a drop-in allocator, with a sampling rate >= 1, a known
+// pass, and strace installed; throws UsageError naming what is wrong.
+void check_profile_request(const CellSpec& cell, const AllocatorSpec& allocator, bool cache_sim);
+
 // A file a command is about to write: it must end in .json, its folder must exist and be
 // writable, and it must not exist unless `force`.  Throws UsageError.
 void check_new_output_file(const std::filesystem::path& path, bool force);

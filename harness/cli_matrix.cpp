@@ -10,6 +10,7 @@
 
 #include "../allocators/bump_allocator.hpp"
 #include "cache_simulation.hpp"
+#include "syscall_trace.hpp"
 #include "child_process.hpp"
 #include "cli_commands.hpp"
 #include "machine_context.hpp"
@@ -106,6 +107,10 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds (default: quick 120, study 3600)");
   cmd->add_flag("--resume", resume, "Continue an interrupted matrix from its journal (the plan comes from the journal)");
   cmd->add_flag("--force", force, "Overwrite an existing results file");
+  cmd->add_flag("--profile", profile,
+                "Add one profile cell per drop-in allocator x threads (alloc-test): latency by class, memory syscalls, "
+                "memory breakdown, counters");
+  cmd->add_option("--sample-every", sample_every, "--profile: time 1 in N operations (default 64)")->check(kWholeNumber);
   cmd->add_flag("--cache-sim", cache_sim,
                 "Add one callgrind cache-simulation cell per structure workload x allocator x threads (slow, deterministic)");
   workload.add_to(*cmd);
@@ -115,7 +120,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   const std::string exe = executable_path();
   if (resume) {
     for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--force",
-                            "--manifest", "--reserve-os-pu", "--oversubscribe", "--cache-sim"})
+                            "--manifest", "--reserve-os-pu", "--oversubscribe", "--cache-sim", "--profile", "--sample-every"})
       if (cmd->count(opt) > 0) throw UsageError(std::string("--resume continues the journal's own plan; drop ") + opt);
     for (const auto* o : workload.tracked)
       if (o->count() > 0) throw UsageError("--resume continues the journal's own plan; drop " + o->get_name());
@@ -160,6 +165,12 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (cache_sim && !any_structure)
     throw UsageError("--cache-sim needs a data-structure workload (--workload bintree, linkedlist or multilist)");
   if (const std::string missing = cache_sim ? cache_simulation_unavailable() : ""; !missing.empty()) throw UsageError(missing);
+  plan.profile = profile;
+  plan.sample_every = sample_every;
+  if (profile && !any_alloc_test) throw UsageError("--profile needs the alloc-test workload (--workload alloc-test)");
+  if (profile && sample_every == 0) throw UsageError("--sample-every must be at least 1, got 0");
+  if (!profile && cmd->count("--sample-every") > 0) throw UsageError("--sample-every applies to --profile runs only");
+  if (const std::string missing = profile ? syscall_trace_unavailable() : ""; !missing.empty()) throw UsageError(missing);
   plan.placement.reserve_os_pu = plan.placement.reserve_os_pu || p.reserve_os_pu;  // study always leaves one PU
   plan.repetitions = cmd->count("--reps") ? reps : p.repetitions;
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
@@ -253,7 +264,8 @@ int MatrixCommand::execute(const std::string& command_line) {
   const std::size_t cells = plan.cells().size();
   std::cerr << "matrix: " << plan.workloads.size() << " workload(s) x " << plan.allocators.size() << " allocators x "
             << plan.thread_counts.size() << " thread counts x " << plan.repetitions << " repetitions"
-            << (plan.skipped.empty() ? "" : " minus skipped pairs") << (plan.cache_sim ? " plus cache simulations" : "") << " = "
+            << (plan.skipped.empty() ? "" : " minus skipped pairs") << (plan.cache_sim ? " plus cache simulations" : "")
+            << (plan.profile ? " plus profile cells" : "") << " = "
             << cells << " cells";
   for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
   for (const auto& sk : plan.skipped) std::cerr << "\n  skipped: " << sk.allocator << " x " << sk.workload << " (" << sk.reason << ")";

@@ -74,11 +74,12 @@ void ProbeCommand::add_to(CLI::App& app) {
   cmd->add_option("--out", out, "Also write the fingerprints as JSON to this file (.json)");
   cmd->add_flag("--force", force, "Overwrite an existing --out file");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
+  cmd->add_option("--allocator", user_libraries, "Also probe NAME=/path/lib.so (repeatable)");
   cmd->add_option("--one", one, "(internal) fingerprint this process's malloc as allocator NAME and print JSON")->group("");
 }
 
 int ProbeCommand::execute() {
-  const AllocatorCatalog catalog = load_catalog(manifest, {});
+  const AllocatorCatalog catalog = load_catalog(manifest, user_libraries);
   if (!one.empty()) {  // the child: LD_PRELOAD is already in place
     const AllocatorSpec& spec = catalog.find(one);
     if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {
@@ -104,7 +105,8 @@ int ProbeCommand::execute() {
       throw UsageError(e.what());
     }
   }
-  if (names.empty())
+  for (const auto& lib : user_libraries) chosen.push_back(&catalog.find(lib.substr(0, lib.find('='))));
+  if (names.empty() && user_libraries.empty())
     for (const auto& s : catalog.all())
       if (s.kind == AllocatorKind::drop_in && s.available()) chosen.push_back(&s);
   if (!out.empty()) check_new_output_file(out, force);
@@ -116,11 +118,10 @@ int ProbeCommand::execute() {
   for (const AllocatorSpec* s : chosen) {
     AllocatorSpec spec = *s;
     spec.version = debian_package_version(spec.package);
-    const std::vector<std::string> argv = {exe, "probe", "--one", spec.name, "--manifest", catalog.manifest_path().string()};
+    std::vector<std::string> argv = {exe, "probe", "--one", spec.name, "--manifest", catalog.manifest_path().string()};
+    if (spec.origin == "command line") argv.push_back("--allocator=" + spec.name + "=" + spec.library_path);
     const ChildOutcome o = run_child(argv, preload_environment(spec), kProbeTimeoutS);
-    const auto start = o.out.rfind("\n{");
-    nlohmann::json fp = o.succeeded() ? nlohmann::json::parse(start == std::string::npos ? o.out : o.out.substr(start + 1), nullptr, false)
-                                      : nlohmann::json();
+    nlohmann::json fp = o.succeeded() ? last_json_line(o.out) : nlohmann::json();
     if (!fp.is_object()) {
       std::cerr << "allocstress: " << spec.name << ": probe failed: " << describe_failure(o, kProbeTimeoutS) << "\n";
       ++failures;

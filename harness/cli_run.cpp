@@ -18,6 +18,8 @@
 #include "cli_commands.hpp"
 #include "malloc_provider.hpp"
 #include "presets.hpp"
+#include "profile_run.hpp"
+#include "syscall_trace.hpp"
 #include "results_journal.hpp"
 
 namespace allocstress {
@@ -60,9 +62,7 @@ int run_cache_simulation(char** argv, const EnvironmentChanges& env) {
   const std::vector<std::string> command = cache_simulation_command(cell_argv, profile);
   const ChildOutcome outcome = run_child(command, env, 0);
   nlohmann::json record;
-  const auto start = outcome.out.rfind("\n{");
-  if (outcome.end == ChildOutcome::End::exited)
-    record = nlohmann::json::parse(start == std::string::npos ? outcome.out : outcome.out.substr(start + 1), nullptr, false);
+  if (outcome.end == ChildOutcome::End::exited) record = last_json_line(outcome.out);
   if (!outcome.succeeded() || !record.is_object()) {
     std::filesystem::remove_all(dir, ec);
     std::cerr << "allocstress: error: the cell under callgrind failed: " << describe_failure(outcome, 0) << "\n";
@@ -95,6 +95,13 @@ void RunCommand::add_to(CLI::App& app) {
   cmd->add_flag("--verify-only", verify_only, "Only check that malloc resolves into the allocator's library");
   cmd->add_flag("--cache-sim", cache_sim,
                 "bintree/linkedlist/multilist: simulate the search phase's L1/LL misses with callgrind (slow, deterministic)");
+  cmd->add_flag("--profile", profile,
+                "alloc-test with a drop-in allocator: a profile run (latency by class, memory syscalls, memory breakdown, "
+                "counters) instead of a timing run");
+  cmd->add_option("--sample-every", profile_spec.sample_every, "--profile: time 1 in N operations (default 64)")->check(kWholeNumber);
+  cmd->add_option("--profile-pass", profile_spec.pass, "(internal) sample or syscalls")->group("");
+  cmd->add_option("--small-limit", profile_spec.small_limit, "(internal)")->group("");
+  cmd->add_option("--large-from", profile_spec.large_from, "(internal)")->group("");
   workload.add_to(*cmd);
 }
 
@@ -123,9 +130,14 @@ int RunCommand::execute(char** argv) {
                        ": it returns one buffer for every block, so no structure can be built (use it with alloc-test)");
   }
   cell.cache_sim = cache_sim;
+  if (cache_sim && profile) throw UsageError("--profile and --cache-sim are separate runs: pass one of them");
   if (cache_sim && !is_structure_workload(cell.workload))
     throw UsageError("--cache-sim applies to bintree, linkedlist and multilist (their search phase), not to " + cell.workload);
   if (const std::string missing = cache_sim ? cache_simulation_unavailable() : ""; !missing.empty()) throw UsageError(missing);
+  cell.profile = profile;
+  cell.profile_spec = profile_spec;
+  if (profile) check_profile_request(cell, *spec, cache_sim);
+  else if (cmd->count("--sample-every") > 0) throw UsageError("--sample-every applies to --profile runs only");
   const auto counts = parse_thread_list(threads);
   if (counts.size() != 1) throw UsageError("run takes one thread count, got '" + threads + "' (accepted: e.g. --threads 2)");
   cell.params.threads = cell.placement.threads = counts[0];
@@ -143,6 +155,13 @@ int RunCommand::execute(char** argv) {
   }
 
   if (cache_sim && !verify_only && !running_under_valgrind()) return run_cache_simulation(argv, preload_environment(*spec));
+  if (profile && profile_spec.pass.empty() && !verify_only) {
+    std::vector<std::string> cell_argv = {std::filesystem::read_symlink("/proc/self/exe").string()};
+    for (char** a = argv + 1; *a != nullptr; ++a) cell_argv.push_back(*a);
+    std::vector<std::string> probe_argv = {cell_argv[0], "probe", "--one", spec->name, "--manifest", catalog.manifest_path().string()};
+    if (user_library) probe_argv.push_back("--allocator=" + allocator);
+    return run_profile(cell_argv, probe_argv, *spec);
+  }
   ensure_cell_environment(*spec, argv);
   if (const std::string bad = verify_malloc_provider(*spec); !bad.empty()) {
     std::cerr << "allocstress: error: preload verification failed: " << bad << "\n";

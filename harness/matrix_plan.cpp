@@ -7,8 +7,10 @@ namespace allocstress {
 
 namespace {
 
+enum class Mode { timing, simulate, profile };
+
 MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const AllocatorSpec& a, unsigned threads,
-                     unsigned rep, bool cache_sim) {
+                     unsigned rep, Mode mode) {
   CellSpec spec;
   spec.allocator = a.name;
   spec.user_library = a.origin == "command line" ? a.library_path : "";
@@ -17,9 +19,13 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   spec.placement = plan.placement;
   spec.params.threads = spec.placement.threads = threads;
   if (const auto it = plan.structure.find(workload); it != plan.structure.end()) spec.structure = it->second;
-  spec.cache_sim = cache_sim;
+  spec.cache_sim = mode == Mode::simulate;
+  spec.profile = mode == Mode::profile;
+  spec.profile_spec.sample_every = plan.sample_every;
   const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) +
-                          (cache_sim ? std::string("/cache-sim") : "/rep:" + std::to_string(rep));
+                          (mode == Mode::simulate  ? std::string("/cache-sim")
+                           : mode == Mode::profile ? std::string("/profile")
+                                                   : "/rep:" + std::to_string(rep));
   return {key, spec, rep};
 }
 
@@ -37,12 +43,17 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
     for (unsigned t : thread_counts)
       for (const auto& w : workloads)
         for (const auto& a : allocators)
-          if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, false));
+          if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
   if (cache_sim)
     for (unsigned t : thread_counts)
       for (const auto& w : workloads)
         for (const auto& a : allocators)
-          if (is_structure_workload(w) && skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, 0, true));
+          if (is_structure_workload(w) && skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, 0, Mode::simulate));
+  if (profile)
+    for (unsigned t : thread_counts)
+      for (const auto& w : workloads)
+        for (const auto& a : allocators)
+          if (w == kAllocTestWorkload && a.kind == AllocatorKind::drop_in) out.push_back(make_cell(*this, w, a, t, 0, Mode::profile));
   return out;
 }
 
@@ -52,7 +63,7 @@ std::vector<MatrixCell> MatrixPlan::skipped_cells() const {
     for (unsigned t : thread_counts)
       for (const auto& w : workloads)
         for (const auto& a : allocators)
-          if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, false));
+          if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
   return out;
 }
 
@@ -95,6 +106,8 @@ nlohmann::json MatrixPlan::to_json() const {
           {"params", plan_params},
           {"structure_params", structure_json},
           {"cache_sim", cache_sim},
+          {"profile", profile},
+          {"sample_every", sample_every},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -131,6 +144,8 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
       p.structure[w] = s;
     }
     p.cache_sim = j.at("cache_sim").get<bool>();
+    p.profile = j.at("profile").get<bool>();
+    p.sample_every = j.at("sample_every").get<std::uint64_t>();
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

@@ -17,7 +17,8 @@
 namespace allocstress {
 
 struct MatrixCell {
-  // "<workload>/<allocator>/threads:<n>/rep:<r>", or ".../cache-sim" for a simulated-cache cell:
+  // "<workload>/<allocator>/threads:<n>/rep:<r>", ".../cache-sim" for a simulated-cache cell or
+  // ".../profile" for a profile cell:
   // unique within a plan.
   std::string key;
   CellSpec spec;
@@ -49,8 +50,11 @@ struct MatrixPlan {
   std::vector<ExcludedAllocator> excluded;
   std::vector<SkippedPair> skipped;
   bool cache_sim = false;      // add one simulated-cache cell per structure workload x allocator x threads
+  bool profile = false;        // add one profile cell per drop-in allocator x threads (alloc-test)
+  std::uint64_t sample_every = 64;
 
-  // The cells that run: repetition-major timing cells, then the simulated-cache cells.
+  // The cells that run: repetition-major timing cells, then the simulated-cache cells, then the
+  // profile cells.
   std::vector<MatrixCell> cells() const;
   // Timing cells of skipped pairs (recorded as "skipped" with the reason, never run).
   std::vector<MatrixCell> skipped_cells() const;

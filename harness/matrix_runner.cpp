@@ -44,9 +44,7 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   outcome = run_child(argv, preload_environment(a), plan.cell_timeout_s);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) {
-    // The record is the last stdout line that starts with '{' (a preloaded library may print too).
-    const auto start = outcome.out.rfind("\n{");
-    record = nlohmann::json::parse(start == std::string::npos ? outcome.out : outcome.out.substr(start + 1), nullptr, false);
+    record = last_json_line(outcome.out);
   }
   if (!record.is_object()) record = unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, plan.cell_timeout_s));
   record.update(cell_identity(cell, a, plan.repetitions));
@@ -77,11 +75,11 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   install_interrupt_handlers();
   double spent_s = 0;
   std::size_t ran = 0;
-  // ETA per kind of cell: a simulated-cache cell takes ~20x a timing cell.
+  // ETA per kind of cell: a simulated-cache or profile cell takes several times a timing cell.
   double kind_spent_s[2] = {0, 0};
   std::size_t kind_ran[2] = {0, 0}, kind_left[2] = {0, 0};
   for (const auto& cell : cells)
-    if (!journal.records().count(cell.key)) ++kind_left[cell.spec.cache_sim ? 1 : 0];
+    if (!journal.records().count(cell.key)) ++kind_left[cell.spec.mode() == "timing" ? 0 : 1];
   std::size_t failed = 0;
   for (const auto& cell : cells) {
     if (journal.records().count(cell.key)) continue;
@@ -96,7 +94,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     ++done;
     ++ran;
     spent_s += outcome.elapsed_s;
-    const int kind = cell.spec.cache_sim ? 1 : 0;
+    const int kind = cell.spec.mode() == "timing" ? 0 : 1;
     kind_spent_s[kind] += outcome.elapsed_s;
     ++kind_ran[kind];
     --kind_left[kind];
@@ -106,8 +104,8 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     for (int k = 0; k < 2; ++k)  // a kind not seen yet is estimated at the other kind's mean
       eta += (kind_ran[k] > 0 ? kind_spent_s[k] / double(kind_ran[k]) : spent_s / double(ran)) * double(kind_left[k]);
     char line[320];
-    const std::string rep = cell.spec.cache_sim ? std::string("cache-sim") : "rep " + std::to_string(cell.repetition + 1) + "/" +
-                                                                                std::to_string(plan.repetitions);
+    const std::string rep = cell.spec.mode() != "timing" ? cell.spec.mode()
+                                                         : "rep " + std::to_string(cell.repetition + 1) + "/" + std::to_string(plan.repetitions);
     std::snprintf(line, sizeof line, "[%3zu/%zu] %-9s threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  ETA %s", done, total,
                   rep.c_str(), cell.spec.params.threads, cell.spec.workload.c_str(), cell.spec.allocator.c_str(),
                   ok ? "ok" : "FAILED", outcome.elapsed_s, clock_text(spent_s).c_str(), clock_text(eta).c_str());

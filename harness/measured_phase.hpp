@@ -17,6 +17,7 @@
 
 #include <barrier>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -43,6 +44,12 @@ struct PhaseMeasurement {
   ResourceUsage usage;
 };
 
+// Optional calls on the main thread: right before "go" (after the readings), right after the
+// readings that follow "done" (all blocks still live), and after the workers released everything.
+struct PhaseHooks {
+  std::function<void()> at_go, at_done, at_released;
+};
+
 inline std::uint64_t steady_now_ns() {
   return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now().time_since_epoch()).count());
@@ -51,7 +58,8 @@ inline std::uint64_t steady_now_ns() {
 // Worker thread i constructs Worker(i, args...) (see the file comment for the contract) after
 // pinning itself, and hands it to keep(i, worker) at the very end, before destroying it.
 template <class Worker, class Keep, class... Args>
-PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<unsigned>& pus, Keep keep, const Args&... args) {
+PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<unsigned>& pus, const PhaseHooks& hooks, Keep keep,
+                                    const Args&... args) {
   const std::size_t n = pus.size();
   PhaseMeasurement m;
   m.workers.resize(n);
@@ -91,6 +99,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   m.peak_reset_error = reset_peak_rss();
   const ResourceUsage usage0 = process_resource_usage();
   const std::uint64_t wall0 = steady_now_ns();
+  if (hooks.at_go) hooks.at_go();
   const std::uint64_t ticks0 = cycle_counter_begin();
   sync.arrive_and_wait();  // 2
   sync.arrive_and_wait();  // 3
@@ -99,9 +108,11 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   m.usage = process_resource_usage() - usage0;
   m.peak_rss = peak_rss_bytes().value_or(0);
   m.rss_end = current_rss_bytes().value_or(0);
+  if (hooks.at_done) hooks.at_done();
   sync.arrive_and_wait();  // 4
   sync.arrive_and_wait();  // 5
   m.rss_after_free = current_rss_bytes().value_or(0);  // comparable with rss_before: same harness memory
+  if (hooks.at_released) hooks.at_released();
   sync.arrive_and_wait();  // 6
   for (auto& t : threads) t.join();
   m.wall_ns = wall1 - wall0;

@@ -47,27 +47,28 @@ CounterAvailability hardware_counter_availability() {
   return {true, ""};
 }
 
-ThreadCacheCounters::ThreadCacheCounters() {
-  const struct {
-    std::uint32_t type;
-    std::uint64_t config;
-    const char* label;
-  } events[kEvents] = {
-      {PERF_TYPE_HW_CACHE, cache_event(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), "L1D read misses"},
-      {PERF_TYPE_HW_CACHE, cache_event(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), "LL read misses"},
-      {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "PERF_COUNT_HW_CACHE_MISSES"}};
-  for (int i = 0; i < kEvents && reason_.empty(); ++i) fds_[i] = open_counter(events[i].type, events[i].config, events[i].label, reason_);
-  if (!reason_.empty())
-    for (int& fd : fds_)
-      if (fd >= 0) close(std::exchange(fd, -1));
+ThreadCounters::ThreadCounters(std::vector<CounterEvent> events) : events_(std::move(events)) {
+  for (const auto& e : events_) {
+    std::string why;
+    fds_.push_back(open_counter(e.type, e.config, e.name, why));
+    reasons_.push_back(why);
+  }
 }
 
-ThreadCacheCounters::~ThreadCacheCounters() {
+ThreadCounters::~ThreadCounters() {
   for (int fd : fds_)
     if (fd >= 0) close(fd);
 }
 
-void ThreadCacheCounters::start() {
+bool ThreadCounters::all_available() const { return first_reason().empty(); }
+
+std::string ThreadCounters::first_reason() const {
+  for (const auto& r : reasons_)
+    if (!r.empty()) return r;
+  return "";
+}
+
+void ThreadCounters::start() {
   for (int fd : fds_)
     if (fd >= 0) {
       ioctl(fd, PERF_EVENT_IOC_RESET, 0);
@@ -75,19 +76,46 @@ void ThreadCacheCounters::start() {
     }
 }
 
-void ThreadCacheCounters::stop() {
+void ThreadCounters::stop() {
   for (int fd : fds_)
     if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
-nlohmann::json ThreadCacheCounters::values() const {
-  const char* names[kEvents] = {"l1d_read_misses", "ll_read_misses", "cache_misses"};
+nlohmann::json ThreadCounters::values() const {
   nlohmann::json out = nlohmann::json::object();
-  for (int i = 0; i < kEvents; ++i) {
+  for (std::size_t i = 0; i < events_.size(); ++i) {
     std::uint64_t v = 0;
-    out[names[i]] = fds_[i] >= 0 && read(fds_[i], &v, sizeof v) == sizeof v ? nlohmann::json(v) : nlohmann::json(nullptr);
+    out[events_[i].name] = fds_[i] >= 0 && read(fds_[i], &v, sizeof v) == sizeof v ? nlohmann::json(v) : nlohmann::json(nullptr);
   }
   return out;
+}
+
+nlohmann::json ThreadCounters::values_with_provenance() const {
+  nlohmann::json out = nlohmann::json::object();
+  const nlohmann::json v = values();
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    const char* name = events_[i].name;
+    out[name] = v[name].is_null() ? nlohmann::json{{"value", nullptr}, {"provenance", "n/a(" + reasons_[i] + ")"}}
+                                  : nlohmann::json{{"value", v[name]}, {"provenance", "exact"}};
+  }
+  return out;
+}
+
+std::vector<CounterEvent> cache_miss_events() {
+  return {{"l1d_read_misses", PERF_TYPE_HW_CACHE, cache_event(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS)},
+          {"ll_read_misses", PERF_TYPE_HW_CACHE, cache_event(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS)},
+          {"cache_misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES}};
+}
+
+std::vector<CounterEvent> profile_events() {
+  return {{"page_faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+          {"context_switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+          {"cpu_migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+          {"task_clock_ns", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+          {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+          {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+          {"cache_misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+          {"dtlb_read_misses", PERF_TYPE_HW_CACHE, cache_event(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS)}};
 }
 
 }  // namespace allocstress

@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace allocstress {
 
@@ -16,27 +18,41 @@ struct CounterAvailability {
 // Tries to open PERF_COUNT_HW_CPU_CYCLES for this thread and closes it again.
 CounterAvailability hardware_counter_availability();
 
-// Hardware cache-miss counters of the calling thread (user space only): L1 data read misses,
-// last-level read misses and all cache misses.  Opened disabled; start()/stop() bracket the
-// phase to count.  When any cannot be opened, none is used and reason() says why (errno name).
-class ThreadCacheCounters {
- public:
-  ThreadCacheCounters();
-  ~ThreadCacheCounters();
-  ThreadCacheCounters(const ThreadCacheCounters&) = delete;
-  ThreadCacheCounters& operator=(const ThreadCacheCounters&) = delete;
+// A set of perf_event_open counters of the calling thread (user space only), opened disabled;
+// start()/stop() bracket the phase to count.  Each event that cannot be opened is n/a with
+// perf_event_open's error; the others still count.
+struct CounterEvent {
+  const char* name;      // the field name in records, e.g. "page_faults"
+  std::uint32_t type;    // PERF_TYPE_*
+  std::uint64_t config;  // PERF_COUNT_*
+};
 
-  bool available() const { return reason_.empty(); }
-  const std::string& reason() const { return reason_; }
+class ThreadCounters {
+ public:
+  explicit ThreadCounters(std::vector<CounterEvent> events);
+  ~ThreadCounters();
+  ThreadCounters(const ThreadCounters&) = delete;
+  ThreadCounters& operator=(const ThreadCounters&) = delete;
+
+  bool all_available() const;
+  std::string first_reason() const;  // "" when all are available
   void start();
   void stop();
-  // {"l1d_read_misses": n, "ll_read_misses": n, "cache_misses": n}; call after stop().
+  // After stop(): {name: count or null}.
   nlohmann::json values() const;
+  // After stop(): {name: {"value": count, "provenance": "exact"} or {"value": null, "provenance": "n/a(<error>)"}}.
+  nlohmann::json values_with_provenance() const;
 
  private:
-  static constexpr int kEvents = 3;
-  int fds_[kEvents] = {-1, -1, -1};
-  std::string reason_;
+  std::vector<CounterEvent> events_;
+  std::vector<int> fds_;
+  std::vector<std::string> reasons_;
 };
+
+// L1D read misses, last-level read misses, all cache misses (the search phase of structure cells).
+std::vector<CounterEvent> cache_miss_events();
+// Page faults, context switches, CPU migrations, task clock (software: always there) and
+// cycles, instructions, cache misses, dTLB read misses (hardware: n/a without a PMU).
+std::vector<CounterEvent> profile_events();
 
 }  // namespace allocstress

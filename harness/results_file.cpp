@@ -7,12 +7,12 @@ namespace allocstress {
 
 nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
   const std::string name = cell.spec.workload + "/" + a.name + "/threads:" + std::to_string(cell.spec.params.threads) +
-                           (cell.spec.cache_sim ? "/cache-sim" : "");
+                           (cell.spec.cache_sim ? "/cache-sim" : cell.spec.profile ? "/profile" : "");
   return {{"name", name},
           {"run_name", name},
           {"cell_key", cell.key},
           {"workload", cell.spec.workload},
-          {"mode", cell.spec.cache_sim ? "simulate" : "timing"},
+          {"mode", cell.spec.mode()},
           {"allocator", a.name},
           {"allocator_kind", a.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
           {"allocator_library", a.library_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.library_path)},
@@ -43,7 +43,7 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
     only.allocators = {ex.spec};
     only.skipped.clear();
     for (const auto& cell : only.cells())
-      if (!cell.spec.cache_sim) out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
+      if (cell.spec.mode() == "timing") out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
   }
   for (const auto& cell : plan.skipped_cells()) {
     const SkippedPair* why = plan.skipped_pair(cell.spec.workload, cell.spec.allocator);
@@ -55,6 +55,7 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
 
 nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells) {
   attach_net_costs(cells);
+  attach_blowup(cells);
   for (const auto& w : op_stream_mismatches(cells)) context["warnings"].push_back(w);
   std::vector<nlohmann::json> aggregates = aggregate_entries(cells);
   nlohmann::json benchmarks = nlohmann::json::array();

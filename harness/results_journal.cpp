@@ -145,4 +145,9 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
   fsync_parent_directory(path);
 }
 
+nlohmann::json last_json_line(const std::string& out) {
+  const auto start = out.rfind("\n{");
+  return nlohmann::json::parse(start == std::string::npos ? out : out.substr(start + 1), nullptr, false);
+}
+
 }  // namespace allocstress

@@ -44,6 +44,10 @@ class ResultsJournal {
 // JSON text with invalid UTF-8 replaced rather than thrown (paths and stderr are raw bytes).
 std::string json_text(const nlohmann::json& j, int indent = -1);
 
+// The JSON object on the last stdout line of a child that starts with '{' (a preloaded library
+// may print too); a discarded (non-object) value when there is none or it does not parse.
+nlohmann::json last_json_line(const std::string& out);
+
 // Writes `text` to `path` atomically: a temporary file in the same folder, fsync, rename.
 // Throws std::runtime_error naming the path on failure; never leaves a half-written `path`.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -48,6 +49,26 @@ CellRep workload_threads_rep(const Json& r) {
 }  // namespace
 
 bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
+
+void attach_blowup(std::vector<Json>& records) {
+  auto growth_per_live_byte = [](const Json& r) -> std::optional<double> {
+    const double live = r.value("peak_live_requested_bytes", 0.0);
+    if (live <= 0) return std::nullopt;
+    return (r.value("peak_rss_bytes", 0.0) - r.value("rss_before_bytes", 0.0)) / live;
+  };
+  std::map<std::string, double> single;  // allocator -> growth per live byte at 1 thread
+  for (const auto& r : records)
+    if (is_ok(r) && r.value("mode", "") == "profile" && r.at("threads") == 1)
+      if (const auto g = growth_per_live_byte(r)) single[r.at("allocator").get<std::string>()] = *g;
+  for (auto& r : records) {
+    if (!is_ok(r) || r.value("mode", "") != "profile") continue;
+    const auto one = single.find(r.at("allocator").get<std::string>());
+    const auto g = growth_per_live_byte(r);
+    r["profile"]["blowup"] = one != single.end() && one->second > 0 && g
+                                 ? Json{{"value", *g / one->second}, {"provenance", "exact (RSS growth per peak live byte, N threads / 1 thread)"}}
+                                 : Json{{"value", nullptr}, {"provenance", "n/a(no ok 1-thread profile cell of this allocator)"}};
+  }
+}
 
 void attach_net_costs(std::vector<Json>& records) {
   struct Baseline {

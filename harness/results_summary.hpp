@@ -28,6 +28,11 @@ inline constexpr const char* kReferenceAllocator = "system";
 // baseline_cycles_per_pair to every ok record.
 void attach_net_costs(std::vector<nlohmann::json>& records);
 
+// Adds profile.blowup to every ok profile record: its RSS growth per live byte at N threads
+// divided by the same allocator's at 1 thread (Berger's blowup: memory a multi-threaded run needs
+// beyond the single-threaded run for the same kind of live data); n/a without a 1-thread profile.
+void attach_blowup(std::vector<nlohmann::json>& records);
+
 // True for records of timing runs (mode "timing", or no mode: files from before modes existed).
 bool is_timing_record(const nlohmann::json& record);
 

@@ -34,7 +34,7 @@ class StructureWorker {
   std::string setup() {
     alloc_.emplace(std::size_t(std::max<std::uint64_t>(p_.node_size, 1024)));
     structure_.emplace(*alloc_, p_, rng_);
-    if (!counters_.available()) result.hardware = {{"status", "n/a"}, {"reason", counters_.reason()}};
+    if (!counters_.all_available()) result.hardware = {{"status", "n/a"}, {"reason", counters_.first_reason()}};
     return "";
   }
 
@@ -56,7 +56,7 @@ class StructureWorker {
     result.search_cycles = cycle_counter_end() - c2;
     CALLGRIND_TOGGLE_COLLECT;
     counters_.stop();
-    if (counters_.available()) result.hardware = {{"status", "measured"}, {"values", counters_.values()}};
+    if (counters_.all_available()) result.hardware = {{"status", "measured"}, {"values", counters_.values()}};
   }
 
   void inspect() {
@@ -78,7 +78,7 @@ class StructureWorker {
   WorkloadRng rng_;
   std::optional<A> alloc_;  // destroyed after the structure (members destroy in reverse order)
   std::optional<S<A>> structure_;
-  ThreadCacheCounters counters_;
+  ThreadCounters counters_{cache_miss_events()};
 };
 
 template <template <class> class S>
@@ -86,7 +86,7 @@ PhaseMeasurement measure(const CellSpec& cell, const AllocatorSpec& allocator, c
                          const std::vector<unsigned>& pus, std::vector<StructureWorkerResult>& results) {
   return visit_allocator_type(allocator.name, [&]<class A>() {
     return run_measured_phase<StructureWorker<A, S>>(
-        topology, pus, [&](std::size_t i, StructureWorker<A, S>& w) { results[i] = std::move(w.result); }, cell.structure,
+        topology, pus, PhaseHooks{}, [&](std::size_t i, StructureWorker<A, S>& w) { results[i] = std::move(w.result); }, cell.structure,
         cell.params.seed);
   });
 }

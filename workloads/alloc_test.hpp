@@ -67,6 +67,15 @@ struct AllocTestThreadOutcome {
   std::uint64_t failed_allocation_bytes = 0;  // != 0: allocate() returned nullptr for this size
 };
 
+// The loop's hook for profiling (harness/latency_profile.hpp): begin_op() before each
+// operation returns a start token (0 = this operation is not timed), end_malloc/end_free after
+// it.  NoObserver compiles to nothing, so timing runs pay no cost.
+struct NoObserver {
+  static constexpr std::uint64_t begin_op() { return 0; }
+  static constexpr void end_malloc(std::uint64_t, void*, std::size_t) {}
+  static constexpr void end_free(std::uint64_t, void*, std::size_t) {}
+};
+
 namespace detail {
 
 inline std::uint64_t hash_op(std::uint64_t h, std::size_t slot, bool is_malloc, std::uint64_t size) {
@@ -86,10 +95,10 @@ inline std::uint64_t read_block(const void* block, std::size_t bytes) {
   return sum;
 }
 
-template <MemoryAccess kAccess, Allocator A>
+template <MemoryAccess kAccess, Allocator A, class Observer>
 AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
                                 const InverseSizeSampler& sizes, WorkloadRng& rng,
-                                std::uint64_t iterations) {
+                                std::uint64_t iterations, Observer& observer) {
   AllocTestThreadOutcome out;
   std::uint64_t live = 0;
   for (std::uint64_t i = 0; i < iterations; ++i) {
@@ -97,7 +106,9 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
     Slot& slot = slots[s];
     if (slot.size == 0) {
       const std::size_t size = sizes.sample(rng());
+      const std::uint64_t token = observer.begin_op();
       void* block = alloc.allocate(size);
+      observer.end_malloc(token, block, size);
       if (block == nullptr) [[unlikely]] {
         out.failed_allocation_bytes = size;
         break;
@@ -110,7 +121,9 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
       out.op_stream_hash = hash_op(out.op_stream_hash, s, true, size);
     } else {
       if constexpr (kAccess == MemoryAccess::write_read) out.read_checksum += read_block(slot.block, slot.size);
+      const std::uint64_t token = observer.begin_op();
       alloc.deallocate(slot.block, slot.size);
+      observer.end_free(token, slot.block, slot.size);
       live -= slot.size;
       ++out.frees;
       out.op_stream_hash = hash_op(out.op_stream_hash, s, false, slot.size);
@@ -124,17 +137,18 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
 }  // namespace detail
 
 // Runs `iterations` alloc-test iterations of one worker thread on `slots` (all empty on entry).
-// The caller times this call; nothing here allocates except through `alloc`.
-template <Allocator A>
+// The caller times this call; nothing here allocates except through `alloc`.  `observer` sees
+// every operation (profile runs); the operation stream does not depend on it.
+template <Allocator A, class Observer = NoObserver>
 AllocTestThreadOutcome run_alloc_test_thread(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
                                              const InverseSizeSampler& sizes, WorkloadRng& rng,
-                                             std::uint64_t iterations, MemoryAccess access) {
+                                             std::uint64_t iterations, MemoryAccess access, Observer&& observer = Observer{}) {
   switch (access) {
-    case MemoryAccess::none: return detail::run_loop<MemoryAccess::none>(alloc, slots, picker, sizes, rng, iterations);
-    case MemoryAccess::write: return detail::run_loop<MemoryAccess::write>(alloc, slots, picker, sizes, rng, iterations);
+    case MemoryAccess::none: return detail::run_loop<MemoryAccess::none>(alloc, slots, picker, sizes, rng, iterations, observer);
+    case MemoryAccess::write: return detail::run_loop<MemoryAccess::write>(alloc, slots, picker, sizes, rng, iterations, observer);
     case MemoryAccess::write_read: break;
   }
-  return detail::run_loop<MemoryAccess::write_read>(alloc, slots, picker, sizes, rng, iterations);
+  return detail::run_loop<MemoryAccess::write_read>(alloc, slots, picker, sizes, rng, iterations, observer);
 }
 
 // Frees every block still held in `slots` (teardown, outside the measured phase).

@@ -1,0 +1,113 @@
+// Profile-run building blocks: histogram bucket math and percentiles on known inputs, the
+// address set, per-class assembly, and parsing strace output between the phase markers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "harness/latency_profile.hpp"
+#include "harness/syscall_trace.hpp"
+
+namespace allocstress {
+namespace {
+
+TEST(LatencyHistogram, BucketsCoverEveryValueWithinOneSixteenth) {
+  for (std::uint64_t v : {0ull, 1ull, 15ull, 16ull, 17ull, 31ull, 32ull, 33ull, 1000ull, 123456789ull, ~0ull >> 1}) {
+    const unsigned b = LatencyHistogram::bucket_of(v);
+    ASSERT_LT(b, LatencyHistogram::kBuckets);
+    const std::uint64_t low = LatencyHistogram::lower_bound(b);
+    EXPECT_LE(low, v);
+    EXPECT_LE(double(v - low), double(low) / 16.0 + 1e-9) << v;  // relative error bound
+    if (b + 1 < LatencyHistogram::kBuckets) {
+      EXPECT_GT(LatencyHistogram::lower_bound(b + 1), v) << v;
+    }
+  }
+  EXPECT_EQ(LatencyHistogram::bucket_of(15), 15u);  // exact below 16
+}
+
+TEST(LatencyHistogram, QuantilesOfKnownData) {
+  LatencyHistogram h;
+  for (std::uint64_t v = 1; v <= 100; ++v) h.add(v);  // 1..100
+  EXPECT_EQ(h.count(), 100u);
+  EXPECT_EQ(h.max(), 100u);
+  // p50 = 50 lies in bucket [48, 50) .. lower bound within 1/16
+  EXPECT_NEAR(double(h.quantile(0.5)), 50.0, 50.0 / 16.0);
+  EXPECT_NEAR(double(h.quantile(0.99)), 99.0, 99.0 / 16.0);
+  EXPECT_EQ(h.quantile(0.01), 1u);
+  LatencyHistogram other;
+  other.add(1000);
+  h.merge(other);
+  EXPECT_EQ(h.count(), 101u);
+  EXPECT_EQ(h.max(), 1000u);
+  EXPECT_GE(h.quantile(1.0), 1000u * 15 / 16);
+}
+
+TEST(LatencyHistogram, QuantilesOfRandomDataStayWithinTheBound) {
+  std::mt19937_64 rng(5);
+  std::vector<std::uint64_t> values(100000);
+  LatencyHistogram h;
+  for (auto& v : values) h.add(v = 20 + rng() % 100000);
+  std::sort(values.begin(), values.end());
+  for (double q : {0.5, 0.9, 0.99, 0.999}) {
+    const double exact = double(values[std::size_t(q * double(values.size())) - 1]);
+    EXPECT_LE(double(h.quantile(q)), exact) << q;
+    EXPECT_GE(double(h.quantile(q)), exact * 15.0 / 16.0 - 1) << q;
+  }
+}
+
+TEST(AddressSet, ReportsReuseAndSurvivesGrowth) {
+  AddressSet s(4);
+  std::vector<int> objects(5000);
+  for (auto& o : objects) EXPECT_FALSE(s.insert(&o));
+  for (auto& o : objects) EXPECT_TRUE(s.insert(&o));
+  EXPECT_EQ(s.size(), objects.size());
+}
+
+TEST(LatencyClasses, ObserverSplitsByOpSizeAndReuse) {
+  LatencyObserver o(1, 0, 16);  // every operation after the first malloc is timed
+  int a = 0, b = 0;
+  o.end_malloc(o.begin_op(), &a, 8);  // the first allocation: never timed
+  o.end_malloc(o.begin_op(), &b, 8);  // new address
+  o.end_free(o.begin_op(), &b, 8);
+  o.end_malloc(o.begin_op(), &b, 8);  // reused address
+  o.end_malloc(o.begin_op(), &a, 4096);  // reused (a was returned first), medium
+  EXPECT_EQ(o.sampled(), 4u);
+  const auto rows = latency_classes({&o}, {1024, 0, "test"}, 1e9, false);
+  auto count = [&](const char* op, const char* cls, const char* address) {
+    for (const auto& r : rows)
+      if (r["op"] == op && r["size_class"] == cls && r["address"] == address) return r["sampled"].get<int>();
+    return 0;
+  };
+  EXPECT_EQ(count("malloc", "small", "new"), 1);
+  EXPECT_EQ(count("malloc", "small", "reused"), 1);
+  EXPECT_EQ(count("malloc", "medium", "reused"), 1);
+  EXPECT_EQ(count("free", "small", "any"), 1);
+  for (const auto& r : rows) EXPECT_EQ(r["phase"], "serial");
+}
+
+TEST(SyscallTrace, CountsOnlyBetweenTheMarkersAndJoinsResumedCalls) {
+  const auto path = std::filesystem::temp_directory_path() / "allocstress-strace-test";
+  std::ofstream(path) << "100 mmap(NULL, 4096, PROT_READ) = 0x7f0 <0.000010>\n"  // before: not counted
+                         "100 prctl(PR_SET_NAME, \"as-phase-go\") = 0 <0.000001>\n"
+                         "101 mmap(NULL, 8192, PROT_READ|PROT_WRITE) = 0x7f1 <0.000020>\n"
+                         "102 futex(0x55, FUTEX_WAIT_PRIVATE, 0, NULL <unfinished ...>\n"
+                         "101 munmap(0x7f1, 8192) = 0 <0.000005>\n"
+                         "102 <... futex resumed>) = 0 <0.001000>\n"
+                         "101 madvise(0x7f2, 4096, MADV_DONTNEED) = 0 <0.000003>\n"
+                         "100 prctl(PR_SET_NAME, \"as-phase-done\") = 0 <0.000001>\n"
+                         "101 munmap(0x7f3, 4096) = 0 <0.000004>\n";  // after: not counted
+  const auto s = syscalls_in_phase(path);
+  EXPECT_EQ(s["counts"]["mmap"], 1);
+  EXPECT_EQ(s["counts"]["munmap"], 1);
+  EXPECT_EQ(s["counts"]["madvise"], 1);
+  EXPECT_EQ(s["counts"]["futex"], 1);
+  EXPECT_EQ(s["counts"]["brk"], 0);
+  EXPECT_NEAR(s["time_ns"]["futex"].get<double>(), 1e6, 1);
+  std::ofstream(path) << "100 mmap(NULL, 4096, PROT_READ) = 0x7f0 <0.000010>\n";
+  EXPECT_THROW(syscalls_in_phase(path), std::runtime_error);  // no markers: an error naming the file
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace allocstress

@@ -117,7 +117,7 @@ nlohmann::json memory_snapshot(std::uint64_t requested, std::optional<std::uint6
   m["external_fragmentation"] =
       allocated["value"].is_number()
           ? nlohmann::json{{"value", resident["value"].get<double>() - allocated["value"].get<double>()},
-                           {"provenance", std::string("resident (") + (&resident == &m["rss"] ? "RSS, exact" : "allocator-reported") +
+                           {"provenance", std::string("derived: resident (") + (&resident == &m["rss"] ? "RSS, exact" : "allocator-reported") +
                                               ") - allocated (allocator-reported)"}}
           : not_available("the allocator does not report allocated bytes");
   return m;

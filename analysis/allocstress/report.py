@@ -11,7 +11,7 @@ import os
 
 import pandas as pd
 
-from . import plots, structures, tables
+from . import plots, profiles, structures, tables
 from .loading import Runs, load
 
 STYLE = """
@@ -134,6 +134,20 @@ def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
     return parts
 
 
+def _profile_sections(runs: Runs) -> list[str]:
+    """Latency by class, system calls and memory breakdown of the profile runs, if any."""
+    records = profiles.profile_records(runs)
+    if not records:
+        return []
+    sh, sr = profiles.syscall_rows(records)
+    mh, mr = profiles.memory_rows(records)
+    return ["<h2>Profile runs (separate from the timing runs)</h2>",
+            "<h3>Latency by class</h3>", _html_table(profiles.LATENCY_HEADERS, profiles.latency_rows(records), left=7),
+            "<h3>Memory system calls in the measured phase</h3>", _html_table(sh, sr, left=2),
+            "<h3>Memory breakdown at the end of the loop (MiB)</h3>", _html_table(mh, mr, left=2),
+            f'<p class="legend">{_e(profiles.LEGEND)}</p>']
+
+
 def write_report(paths: list[str], out_dir: str, command_line: str) -> str:
     """Writes index.html and the table/figure files into out_dir; returns index.html's path."""
     runs = load(paths)
@@ -144,6 +158,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str) -> str:
     if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
         body += _alloc_test_summary(table, out_dir)
     body += _structure_sections(runs, out_dir)
+    body += _profile_sections(runs)
     for run in runs.run_names():
         body.append(_run_section(runs, run, table, out_dir))
     documented = (tables.COLUMNS if not table.empty else []) + (

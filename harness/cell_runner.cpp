@@ -102,22 +102,24 @@ nlohmann::json summed_counters(const std::vector<WorkerProfile>& workers) {
 }
 
 // One memory snapshot of the breakdown: requested (exact) -> usable (exact, Σ malloc_usable_size)
-// -> allocator-reported figures -> RSS; internal = usable - requested; external = resident -
-// allocated (allocator-reported resident, or RSS when the allocator does not report it).
+// -> allocator-reported figures (process-wide: they include the harness's few small allocations)
+// -> RSS; internal = usable - requested; external = resident - allocated, with the allocator's
+// resident figure, or else the RSS the run added since before the measured phase.
 nlohmann::json memory_snapshot(std::uint64_t requested, std::optional<std::uint64_t> usable, const nlohmann::json& reported,
-                               std::uint64_t rss) {
+                               std::uint64_t rss, std::uint64_t rss_before) {
   nlohmann::json m = {{"requested", exact(requested)},
                       {"usable", usable ? exact(*usable) : not_available("the allocator has no usable-size function")},
                       {"allocator", reported},
-                      {"rss", exact(rss)}};
+                      {"rss", exact(rss)},
+                      {"rss_growth", {{"value", double(rss) - double(rss_before)}, {"provenance", "exact (RSS - RSS before the measured phase)"}}}};
   m["internal_fragmentation"] = usable ? nlohmann::json{{"value", double(*usable) - double(requested)}, {"provenance", "exact"}}
                                        : not_available("no usable sizes");
   const nlohmann::json& allocated = reported.at("allocated");
-  const nlohmann::json& resident = reported.at("resident")["value"].is_number() ? reported.at("resident") : m["rss"];
+  const nlohmann::json& resident = reported.at("resident")["value"].is_number() ? reported.at("resident") : m["rss_growth"];
   m["external_fragmentation"] =
       allocated["value"].is_number()
           ? nlohmann::json{{"value", resident["value"].get<double>() - allocated["value"].get<double>()},
-                           {"provenance", std::string("derived: resident (") + (&resident == &m["rss"] ? "RSS, exact" : "allocator-reported") +
+                           {"provenance", std::string("derived: resident (") + (&resident == &m["rss_growth"] ? "RSS growth, exact" : "allocator-reported") +
                                               ") - allocated (allocator-reported)"}}
           : not_available("the allocator does not report allocated bytes");
   return m;
@@ -223,8 +225,8 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
       {"latency_provenance", "sampled(1/" + std::to_string(sample.sample_every) + ")"},
       {"counters", summed_counters(profiles)},
       {"memory",
-       {{"at_peak", memory_snapshot(total.end_live_requested_bytes, usable_known ? std::optional(usable) : std::nullopt, memory_at_peak, m.rss_end)},
-        {"at_end", memory_snapshot(0, usable_known ? std::optional<std::uint64_t>(0) : std::nullopt, memory_at_end, m.rss_after_free)},
+       {{"at_peak", memory_snapshot(total.end_live_requested_bytes, usable_known ? std::optional(usable) : std::nullopt, memory_at_peak, m.rss_end, m.rss_before)},
+        {"at_end", memory_snapshot(0, usable_known ? std::optional<std::uint64_t>(0) : std::nullopt, memory_at_end, m.rss_after_free, m.rss_before)},
         {"at_peak_means", "at the end of the measured loop, all blocks of the workload still live (its live bytes then: "
                           "requested; the workload's peak live bytes: peak_live_requested_bytes)"}}}};
   return rec;

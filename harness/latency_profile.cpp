@@ -76,11 +76,18 @@ void AddressSet::grow() {
 }
 
 LatencyObserver::LatencyObserver(std::uint64_t sample_every, std::uint64_t empty_bracket_ticks, std::size_t expected_addresses)
-    : sample_every_(sample_every), empty_(empty_bracket_ticks), addresses_(expected_addresses), hists_(2 * kMaxBuckets * 2) {}
+    : sample_every_(sample_every), empty_(empty_bracket_ticks), addresses_(expected_addresses) {
+  void* p = mmap(nullptr, kHistograms * sizeof(LatencyHistogram), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  hists_ = static_cast<LatencyHistogram*>(p);
+  for (std::size_t i = 0; i < kHistograms; ++i) new (&hists_[i]) LatencyHistogram();
+}
+
+LatencyObserver::~LatencyObserver() { munmap(hists_, kHistograms * sizeof(LatencyHistogram)); }
 
 std::uint64_t LatencyObserver::sampled() const {
   std::uint64_t n = 0;
-  for (const auto& h : hists_) n += h.count();
+  for (std::size_t i = 0; i < kHistograms; ++i) n += hists_[i].count();
   return n;
 }
 

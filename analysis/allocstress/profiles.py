@@ -11,7 +11,7 @@ from .loading import Runs
 LATENCY_HEADERS = ["run", "allocator", "threads", "op", "size class", "address", "phase", "sampled", "p50 ns", "p90 ns",
                    "p99 ns", "p99.9 ns", "max ns"]
 SYSCALLS = ["mmap", "munmap", "mremap", "madvise", "brk", "mprotect", "futex"]
-MEMORY_FIELDS = ["requested", "usable", "allocated", "active", "resident", "mapped", "metadata", "retained", "rss",
+MEMORY_FIELDS = ["requested", "usable", "allocated", "active", "resident", "mapped", "metadata", "retained", "rss_growth",
                  "internal_fragmentation", "external_fragmentation"]
 
 
@@ -56,7 +56,7 @@ def memory_rows(records: list[tuple[str, dict]]) -> tuple[list[str], list[list[s
     rows = []
     for run, r in records:
         m = r["profile"]["memory"]["at_peak"]
-        figures = {**{k: m[k] for k in ("requested", "usable", "rss", "internal_fragmentation", "external_fragmentation")},
+        figures = {**{k: m[k] for k in ("requested", "usable", "rss_growth", "internal_fragmentation", "external_fragmentation")},
                    **{k: m["allocator"][k] for k in ("allocated", "active", "resident", "mapped", "metadata", "retained")}}
         blowup = r["profile"].get("blowup", {}).get("value")
         rows.append([run, r["allocator"], str(r["threads"])] + [_figure(figures[k]) for k in MEMORY_FIELDS] +
@@ -67,5 +67,5 @@ def memory_rows(records: list[tuple[str, dict]]) -> tuple[list[str], list[list[s
 LEGEND = ("Profile runs: latency sampled 1 in N operations (share in each record), empty timer bracket subtracted, "
           "percentiles at the lower edge of log-linear buckets (within 6.25%); system calls counted by strace in the "
           "measured phase (exact; futex includes the harness's barrier waits); memory in MiB at the end of the loop with all "
-          "blocks live: requested, usable and RSS exact, the rest as the allocator's own API reports it (n/a where it has "
-          "none); blowup = RSS growth per live byte at N threads / at 1 thread.")
+          "blocks live: requested, usable and RSS growth since before the phase exact, the rest as the allocator's own API "
+          "reports it (process-wide; n/a where it has none); blowup = RSS growth per live byte at N threads / at 1 thread.")

@@ -39,8 +39,7 @@ class AllocTestWorker {
     slots_.emplace(p_.slots_per_thread());
     alloc_.emplace(sizes_.max_size());
     if (sample_ != nullptr) {
-      observer = std::make_unique<LatencyObserver>(sample_->sample_every, sample_->timer.empty_bracket_ticks,
-                                                   std::size_t(p_.slots_per_thread()));
+      observer = std::make_unique<LatencyObserver>(sample_->sample_every, sample_->timer.empty_bracket_ticks, std::size_t{4096});
       counters.emplace(profile_events());
     }
     return "";

@@ -31,52 +31,68 @@ TimerCalibration calibrate_timer() {
 
 namespace {
 
-std::uint64_t* map_slots(std::size_t n) {
-  void* p = mmap(nullptr, n * sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+template <class T>
+T* map_array(std::size_t n) {
+  void* p = mmap(nullptr, n * sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<std::uint64_t*>(p);
+  return static_cast<T*>(p);  // zero-filled: every entry starts empty
 }
 
 std::size_t home(std::uint64_t key, std::size_t capacity) { return std::size_t((key * 0x9e3779b97f4a7c15ULL) >> 20) & (capacity - 1); }
 
 }  // namespace
 
-AddressSet::AddressSet(std::size_t expected) {
-  capacity_ = 1024;
-  while (capacity_ < expected * 2 && capacity_ < (std::size_t{1} << 16)) capacity_ *= 2;
-  slots_ = map_slots(capacity_);
+AddressSet::AddressSet(std::size_t expected_pages) {
+  capacity_ = 256;
+  while (capacity_ < expected_pages * 2 && capacity_ < (std::size_t{1} << 14)) capacity_ *= 2;
+  pages_ = map_array<Page>(capacity_);
 }
 
-AddressSet::~AddressSet() { munmap(slots_, capacity_ * sizeof(std::uint64_t)); }
+AddressSet::~AddressSet() { munmap(pages_, capacity_ * sizeof(Page)); }
 
-bool AddressSet::insert(const void* p) {
-  const auto key = std::uint64_t(reinterpret_cast<std::uintptr_t>(p)) | 1;  // 0 marks an empty slot
+AddressSet::Page& AddressSet::find_or_add(std::uint64_t key) {
   for (std::size_t i = home(key, capacity_);; i = (i + 1) & (capacity_ - 1)) {
-    if (slots_[i] == key) return true;
-    if (slots_[i] == 0) {
-      slots_[i] = key;
-      if (++size_ * 2 > capacity_) grow();
-      return false;
+    if (pages_[i].key == key) return pages_[i];
+    if (pages_[i].key == 0) {
+      if ((used_ + 1) * 2 > capacity_) {
+        grow();
+        return find_or_add(key);
+      }
+      pages_[i].key = key;
+      ++used_;
+      return pages_[i];
     }
   }
 }
 
-void AddressSet::grow() {
-  std::uint64_t* old = slots_;
-  const std::size_t old_capacity = capacity_;
-  capacity_ *= 2;
-  slots_ = map_slots(capacity_);
-  for (std::size_t j = 0; j < old_capacity; ++j) {
-    if (old[j] == 0) continue;
-    std::size_t i = home(old[j], capacity_);
-    while (slots_[i] != 0) i = (i + 1) & (capacity_ - 1);
-    slots_[i] = old[j];
-  }
-  munmap(old, old_capacity * sizeof(std::uint64_t));
+bool AddressSet::insert(const void* p) {
+  const auto a = std::uint64_t(reinterpret_cast<std::uintptr_t>(p));
+  Page& page = find_or_add((a >> 12) + 1);
+  const unsigned granule = unsigned(a >> 3) & 511;
+  std::uint64_t& word = page.bits[granule >> 6];
+  const std::uint64_t bit = std::uint64_t{1} << (granule & 63);
+  if (word & bit) return true;
+  word |= bit;
+  ++size_;
+  return false;
 }
 
-LatencyObserver::LatencyObserver(std::uint64_t sample_every, std::uint64_t empty_bracket_ticks, std::size_t expected_addresses)
-    : sample_every_(sample_every), empty_(empty_bracket_ticks), addresses_(expected_addresses) {
+void AddressSet::grow() {
+  Page* old = pages_;
+  const std::size_t old_capacity = capacity_;
+  capacity_ *= 2;
+  pages_ = map_array<Page>(capacity_);
+  for (std::size_t j = 0; j < old_capacity; ++j) {
+    if (old[j].key == 0) continue;
+    std::size_t i = home(old[j].key, capacity_);
+    while (pages_[i].key != 0) i = (i + 1) & (capacity_ - 1);
+    pages_[i] = old[j];
+  }
+  munmap(old, old_capacity * sizeof(Page));
+}
+
+LatencyObserver::LatencyObserver(std::uint64_t sample_every, std::uint64_t empty_bracket_ticks, std::size_t expected_pages)
+    : sample_every_(sample_every), empty_(empty_bracket_ticks), addresses_(expected_pages) {
   void* p = mmap(nullptr, kHistograms * sizeof(LatencyHistogram), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   hists_ = static_cast<LatencyHistogram*>(p);

@@ -5,8 +5,8 @@
 //   - the first allocation of each thread is never timed (allocator initialisation);
 //   - each timed operation lands in a log-linear histogram by operation (malloc, free), size
 //     bucket (power of two) and, for mallocs, whether its address was ever returned before on
-//     this thread (an open-addressing set of every address malloc returned: the one per-op cost
-//     of a profile run besides the counter reads of sampled operations).
+//     this thread (AddressSet, updated on every malloc: the one per-op cost of a profile run
+//     besides the counter reads of sampled operations).
 // Percentiles by class (small/medium/large from the allocator's fingerprint) are assembled
 // afterwards by latency_classes().
 #pragma once
@@ -31,24 +31,29 @@ struct TimerCalibration {
 };
 TimerCalibration calibrate_timer();
 
-// Every address malloc returned on one thread (open addressing over mmap'd memory; starts small
-// and grows by rehashing at half load, so the table stays as small -- and as cache-friendly -- as
-// the number of distinct addresses allows).  Answers "was this address returned before?" while
-// inserting it.
+// Every address malloc returned on one thread, exactly, at 8-byte granularity (malloc's minimum
+// alignment): one 512-bit bitmap per 4 KiB page, pages in an open-addressing table over mmap'd
+// memory that grows by rehashing at half load.  Blocks cluster in pages, so the table stays small
+// enough to live in the L2 cache even when the heap holds millions of blocks.
 class AddressSet {
  public:
-  // `expected` is an upper bound used only to cap the initial size.
-  explicit AddressSet(std::size_t expected);
+  // `expected_pages` only sizes the initial table.
+  explicit AddressSet(std::size_t expected_pages);
   ~AddressSet();
   AddressSet(const AddressSet&) = delete;
   AddressSet& operator=(const AddressSet&) = delete;
   // true when `p` was inserted before.
   bool insert(const void* p);
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return size_; }  // distinct addresses
 
  private:
-  std::uint64_t* slots_ = nullptr;
-  std::size_t capacity_ = 0, size_ = 0;
+  struct Page {
+    std::uint64_t key;  // page number + 1; 0 = empty
+    std::uint64_t bits[8];
+  };
+  Page* pages_ = nullptr;
+  std::size_t capacity_ = 0, used_ = 0, size_ = 0;
+  Page& find_or_add(std::uint64_t key);
   void grow();
 };
 
@@ -56,7 +61,7 @@ class LatencyObserver {
  public:
   static constexpr unsigned kMaxBuckets = 64;  // size buckets: bit_width(size) - 1
 
-  LatencyObserver(std::uint64_t sample_every, std::uint64_t empty_bracket_ticks, std::size_t expected_addresses);
+  LatencyObserver(std::uint64_t sample_every, std::uint64_t empty_bracket_ticks, std::size_t expected_pages);
 
   std::uint64_t begin_op() {
     if (++ops_ % sample_every_ != 0 || !past_first_) return 0;

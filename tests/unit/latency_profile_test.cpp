@@ -57,21 +57,25 @@ TEST(LatencyHistogram, QuantilesOfRandomDataStayWithinTheBound) {
 }
 
 TEST(AddressSet, ReportsReuseAndSurvivesGrowth) {
-  AddressSet s(4);
-  std::vector<int> objects(5000);
-  for (auto& o : objects) EXPECT_FALSE(s.insert(&o));
-  for (auto& o : objects) EXPECT_TRUE(s.insert(&o));
-  EXPECT_EQ(s.size(), objects.size());
+  AddressSet s(1);
+  // 8-byte-aligned addresses (malloc's minimum) spread over many pages, to force rehashing
+  std::vector<std::uint64_t> memory(1 << 20);
+  std::vector<const void*> addresses;
+  for (std::size_t i = 0; i < (1u << 19); i += 37) addresses.push_back(&memory[i]);
+  for (std::size_t i = 0; i < 512; ++i) addresses.push_back(&memory[(1 << 19) + i]);  // neighbours 8 bytes apart
+  for (const void* p : addresses) EXPECT_FALSE(s.insert(p));
+  for (const void* p : addresses) EXPECT_TRUE(s.insert(p));
+  EXPECT_EQ(s.size(), addresses.size());
 }
 
 TEST(LatencyClasses, ObserverSplitsByOpSizeAndReuse) {
   LatencyObserver o(1, 0, 16);  // every operation after the first malloc is timed
-  int a = 0, b = 0;
-  o.end_malloc(o.begin_op(), &a, 8);  // the first allocation: never timed
-  o.end_malloc(o.begin_op(), &b, 8);  // new address
-  o.end_free(o.begin_op(), &b, 8);
-  o.end_malloc(o.begin_op(), &b, 8);  // reused address
-  o.end_malloc(o.begin_op(), &a, 4096);  // reused (a was returned first), medium
+  alignas(16) std::uint64_t a[2] = {}, b[2] = {};
+  o.end_malloc(o.begin_op(), a, 8);  // the first allocation: never timed
+  o.end_malloc(o.begin_op(), b, 8);  // new address
+  o.end_free(o.begin_op(), b, 8);
+  o.end_malloc(o.begin_op(), b, 8);  // reused address
+  o.end_malloc(o.begin_op(), a, 4096);  // reused (a was returned first), medium
   EXPECT_EQ(o.sampled(), 4u);
   const auto rows = latency_classes({&o}, {1024, 0, "test"}, 1e9, false);
   auto count = [&](const char* op, const char* cls, const char* address) {

@@ -46,7 +46,7 @@ std::vector<std::string> cache_simulation_command(const std::vector<std::string>
   if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw std::runtime_error(missing);
   const std::string valgrind = find_program("valgrind"), setarch = find_program("setarch");
   std::vector<std::string> argv = {setarch, "--addr-no-randomize", valgrind, "--tool=callgrind", "--cache-sim=yes",
-                                   "--collect-atstart=no", "--D1=" + valgrind_geometry(l1_data_cache()),
+                                   "--collect-atstart=no", "--instr-atstart=no", "--D1=" + valgrind_geometry(l1_data_cache()),
                                    "--LL=" + valgrind_geometry(last_level_cache()), std::string("--I1=") + kI1,
                                    "--callgrind-out-file=" + profile.string()};
   argv.insert(argv.end(), cell_argv.begin(), cell_argv.end());

@@ -1,11 +1,14 @@
 // Simulated cache misses of a cell's search phase, with callgrind's cache simulator.
 // `allocstress run … --cache-sim` re-runs the same cell (same workload, parameters, seed) under
-//   setarch -R valgrind --tool=callgrind --cache-sim=yes --collect-atstart=no
+//   setarch -R valgrind --tool=callgrind --cache-sim=yes --collect-atstart=no --instr-atstart=no
 //                       --D1=<hwloc L1d> --LL=<hwloc last level> --I1=32768,8,64
 // with address-space randomisation off, so that the figures are identical from run to run.  The
 // structure workloads switch collection on only around their search loop (CALLGRIND_TOGGLE_COLLECT),
 // so the totals are the search phase's: data reads + writes (demand fetches), L1 data misses and
-// last-level data misses.  This works without a PMU; the hardware counts live elsewhere
+// last-level data misses.  Simulation itself starts only at an uncollected warm-up search, so the
+// figures describe a search over caches it warmed itself and do not depend on what ran before:
+// identical on every run with one thread.  With several threads the simulated caches are shared and valgrind's interleaving
+// of the threads can vary, so figures may differ slightly between runs.  This works without a PMU; the hardware counts live elsewhere
 // (hardware_cache_misses in the timing record).
 #pragma once
 

@@ -216,4 +216,11 @@ std::string describe_failure(const ChildOutcome& o, double timeout_s) {
   return "exit code " + std::to_string(o.exit_code) + (last.empty() ? "" : ": " + last);
 }
 
+std::filesystem::path make_temporary_folder(const std::string& prefix) {
+  std::string path = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+  if (mkdtemp(path.data()) == nullptr)
+    throw std::runtime_error("cannot create a temporary folder " + path + ": " + std::strerror(errno));
+  return path;
+}
+
 }  // namespace allocstress

@@ -3,6 +3,7 @@
 // everything it started.  Used to run every matrix cell in a fresh process.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,11 @@ bool interrupted();
 // One line saying how a child that did not succeed ended: its signal, timeout, or exit code and
 // the last line it wrote to stderr.
 std::string describe_failure(const ChildOutcome& outcome, double timeout_s);
+
+// A new private folder `<temp dir>/<prefix>XXXXXX` (the temp dir honours TMPDIR: the matrix points
+// its cells at a folder beside the results, which it removes when it is done).  Throws
+// std::runtime_error with errno's text.
+std::filesystem::path make_temporary_folder(const std::string& prefix);
 
 // argv as one line a POSIX shell would split back into the same words (single quotes where needed).
 std::string shell_command_line(const std::vector<std::string>& argv);

@@ -56,9 +56,7 @@ int run_cache_simulation(char** argv, const EnvironmentChanges& env) {
   cell_argv.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
   if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
   for (char** a = argv + 1; *a != nullptr; ++a) cell_argv.push_back(*a);
-  char dir_template[] = "/tmp/allocstress-callgrind-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) throw std::runtime_error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
-  const std::filesystem::path dir = dir_template, profile = dir / "callgrind.out";
+  const std::filesystem::path dir = make_temporary_folder("allocstress-callgrind-"), profile = dir / "callgrind.out";
   const std::vector<std::string> command = cache_simulation_command(cell_argv, profile);
   const ChildOutcome outcome = run_child(command, env, 0);
   nlohmann::json record;

@@ -38,10 +38,12 @@ const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
 
 // Runs one cell in a fresh process and returns its entry (ok, or failed with the reason).
 nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
-                            ChildOutcome& outcome) {
+                            const fs::path& temp_folder, ChildOutcome& outcome) {
   const AllocatorSpec& a = spec_of(plan, cell.spec.allocator);
   const std::vector<std::string> argv = cell_command(executable, plan, cell);
-  outcome = run_child(argv, preload_environment(a), plan.cell_timeout_s);
+  EnvironmentChanges env = preload_environment(a);
+  env["TMPDIR"] = temp_folder.string();  // a killed cell's leftovers stay there, removed with the folder
+  outcome = run_child(argv, env, plan.cell_timeout_s);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) {
     record = last_json_line(outcome.out);
@@ -73,6 +75,11 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   std::size_t done = journal.records().size();
   if (done > 0) std::cerr << "resuming: " << done << " of " << total << " cells already recorded\n";
   install_interrupt_handlers();
+  // Scratch space of the cells (callgrind and strace files), beside the results.
+  const fs::path temp_folder = outputs.results_json.string() + ".scratch";
+  std::error_code tmp_error;
+  fs::create_directories(temp_folder, tmp_error);
+  if (tmp_error) throw std::runtime_error("cannot create " + temp_folder.string() + ": " + tmp_error.message());
   double spent_s = 0;
   std::size_t ran = 0;
   // ETA per kind of cell: a simulated-cache or profile cell takes several times a timing cell.
@@ -84,7 +91,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   for (const auto& cell : cells) {
     if (journal.records().count(cell.key)) continue;
     ChildOutcome outcome;
-    nlohmann::json record = run_one_cell(plan, cell, executable, outcome);
+    nlohmann::json record = run_one_cell(plan, cell, executable, temp_folder, outcome);
     if (outcome.end == ChildOutcome::End::interrupted) {
       std::cerr << "\ninterrupted: " << done << " of " << total << " cells are recorded in " << journal_path_for(outputs.results_json).string()
                 << "\ncontinue with: allocstress matrix --resume --out " << outputs.results_json.string() << "\n";
@@ -122,6 +129,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   write_file_atomically(outputs.table_md, table);
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);
+  fs::remove_all(temp_folder, ec);
   std::cout << "\n" << table << "\nresults: " << outputs.results_json.string() << "\ntable:   " << outputs.table_md.string() << "\n";
   try {
     const std::filesystem::path report = produce_report(outputs.results_json);

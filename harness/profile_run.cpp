@@ -74,9 +74,7 @@ int run_profile(const std::vector<std::string>& cell_argv, const std::vector<std
   nlohmann::json record = run_pass(sample_argv, env, "sample pass");
   if (record.is_discarded()) return kExitCellFailed;
 
-  char dir_template[] = "/tmp/allocstress-strace-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) throw std::runtime_error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
-  const std::filesystem::path dir = dir_template, trace = dir / "trace";
+  const std::filesystem::path dir = make_temporary_folder("allocstress-strace-"), trace = dir / "trace";
   std::vector<std::string> syscall_cell = cell_argv;
   syscall_cell.push_back("--profile-pass");
   syscall_cell.push_back("syscalls");

@@ -112,7 +112,7 @@ void simulation_rows(std::ostringstream& md, const Json& benchmarks, std::map<Ce
        << (med ? fmt((*med)["search_cycles_per_visit"], "%.2f") : "n/a") << " | " << hw << " |\n";
   }
   md << "\nDemand fetches = data reads + writes of the search loop as callgrind counts them; misses from its cache "
-        "simulator with address randomisation off (identical on every run).  HW = perf_event_open hardware counters "
+        "simulator with address randomisation off, after one uncollected warm-up search (identical on every run at one thread).  HW = perf_event_open hardware counters "
         "of the timing runs; n/a where the machine exposes no PMU (the reason is in each record).\n";
 }
 

@@ -132,8 +132,9 @@ STRUCTURE_LEGEND = ("Raw figures: a structure cannot be built on the void alloca
                     "* p < 0.05, Mann-Whitney); line/page util = requested node bytes / bytes of the cache lines / pages "
                     "the live nodes touch; set max/mean = fullest L1 set over the mean (1 = even).")
 
-SIM_LEGEND = ("Search phase only: callgrind's cache simulator with collection switched on around the search loop and "
-              "address randomisation off, so the counts are identical on every run.  Demand fetches = data reads + "
+SIM_LEGEND = ("Search phase only: callgrind's cache simulator with collection switched on around the search loop, after "
+              "one uncollected warm-up search, with address randomisation off, so the counts are identical on every run at "
+              "one thread.  Demand fetches = data reads + "
               "writes; misses of the simulated L1 data and last-level caches (geometry in each record).  Real search "
               "cycles/visit are the timing runs' medians; hardware counts are n/a where the machine has no PMU.")
 

@@ -14,5 +14,6 @@ done
 grep -q "different operation streams" "$T/r.json" && fail "allocators saw different operation streams" || pass
 grep -q "net cycles/pair" "$T/out" && pass || fail "table not printed"
 [ ! -e "$T/r.json.journal.jsonl" ] && pass || fail "journal left behind"
+[ ! -e "$T/r.json.scratch" ] && pass || fail "the cells' scratch folder was left behind"
 [ -s "$T/r-report/index.html" ] && grep -q "report:  $T/r-report/index.html" "$T/out" && pass || fail "matrix did not end with the HTML report"
 finish

@@ -2,12 +2,14 @@
 #include "cli_common.hpp"
 
 #include "../allocators/eqclass_allocator.hpp"
+#include "results_journal.hpp"
 #include "syscall_trace.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <iostream>
 #include <sstream>
 
 namespace allocstress {
@@ -81,6 +83,13 @@ bool WorkloadOptions::given(const std::string& long_name) const {
   for (const CLI::Option* o : tracked)
     if (o->get_name() == long_name) return o->count() > 0;
   return false;
+}
+
+int print_cell_record(const nlohmann::json& record) {
+  std::cout << json_text(record) << std::endl;
+  if (record.value("status", "") == "ok") return 0;
+  std::cerr << "allocstress: error: cell failed: " << record.value("reason", std::string("(no reason recorded)")) << "\n";
+  return kExitCellFailed;
 }
 
 void check_profile_request(const CellSpec& cell, const AllocatorSpec& allocator, bool cache_sim) {

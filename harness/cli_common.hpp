@@ -62,6 +62,10 @@ AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vec
 // pass, and strace installed; throws UsageError naming what is wrong.
 void check_profile_request(const CellSpec& cell, const AllocatorSpec& allocator, bool cache_sim);
 
+// Prints a cell's record as one JSON line on stdout; when its status is not ok, also one error
+// line on stderr.  Returns the exit code of `run`: 0, or kExitCellFailed.
+int print_cell_record(const nlohmann::json& record);
+
 // A file a command is about to write: it must end in .json, its folder must exist and be
 // writable, and it must not exist unless `force`.  Throws UsageError.
 void check_new_output_file(const std::filesystem::path& path, bool force);

@@ -76,12 +76,7 @@ int run_cache_simulation(char** argv, const EnvironmentChanges& env) {
   record["simulation_command"] = shell_command_line(command);
   record["warnings"].push_back("timing fields of a simulate record were measured under valgrind and are not the machine's");
   std::filesystem::remove_all(dir, ec);
-  std::cout << json_text(record) << std::endl;
-  if (record["status"] != "ok") {
-    std::cerr << "allocstress: error: cell failed: " << record["reason"].get<std::string>() << "\n";
-    return kExitCellFailed;
-  }
-  return 0;
+  return print_cell_record(record);
 }
 
 }  // namespace
@@ -170,12 +165,7 @@ int RunCommand::execute(char** argv) {
     return 0;
   }
   const nlohmann::json record = run_cell_here(cell, *spec, topology, pus);
-  std::cout << json_text(record) << std::endl;
-  if (record["status"] != "ok") {
-    std::cerr << "allocstress: error: cell failed: " << record["reason"].get<std::string>() << "\n";
-    return kExitCellFailed;
-  }
-  return 0;
+  return print_cell_record(record);
 }
 
 }  // namespace allocstress

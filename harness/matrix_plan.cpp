@@ -29,6 +29,15 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   return {key, spec, rep};
 }
 
+// add(threads, workload, allocator) for every combination of the plan, in cell order: thread
+// count, then workload, then allocator.
+template <class Add>
+void for_each_combination(const MatrixPlan& plan, Add add) {
+  for (unsigned t : plan.thread_counts)
+    for (const auto& w : plan.workloads)
+      for (const auto& a : plan.allocators) add(t, w, a);
+}
+
 }  // namespace
 
 const SkippedPair* MatrixPlan::skipped_pair(const std::string& workload, const std::string& allocator) const {
@@ -40,30 +49,26 @@ const SkippedPair* MatrixPlan::skipped_pair(const std::string& workload, const s
 std::vector<MatrixCell> MatrixPlan::cells() const {
   std::vector<MatrixCell> out;
   for (unsigned rep = 0; rep < repetitions; ++rep)
-    for (unsigned t : thread_counts)
-      for (const auto& w : workloads)
-        for (const auto& a : allocators)
-          if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
+    });
   if (cache_sim)
-    for (unsigned t : thread_counts)
-      for (const auto& w : workloads)
-        for (const auto& a : allocators)
-          if (is_structure_workload(w) && skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, 0, Mode::simulate));
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (is_structure_workload(w) && skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, 0, Mode::simulate));
+    });
   if (profile)
-    for (unsigned t : thread_counts)
-      for (const auto& w : workloads)
-        for (const auto& a : allocators)
-          if (w == kAllocTestWorkload && a.kind == AllocatorKind::drop_in) out.push_back(make_cell(*this, w, a, t, 0, Mode::profile));
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (w == kAllocTestWorkload && a.kind == AllocatorKind::drop_in) out.push_back(make_cell(*this, w, a, t, 0, Mode::profile));
+    });
   return out;
 }
 
 std::vector<MatrixCell> MatrixPlan::skipped_cells() const {
   std::vector<MatrixCell> out;
   for (unsigned rep = 0; rep < repetitions; ++rep)
-    for (unsigned t : thread_counts)
-      for (const auto& w : workloads)
-        for (const auto& a : allocators)
-          if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
+    });
   return out;
 }
 

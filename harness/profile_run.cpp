@@ -104,12 +104,7 @@ int run_profile(const std::vector<std::string>& cell_argv, const std::vector<std
     record["status"] = "failed";
     record["reason"] = "profile: " + failure;
   }
-  std::cout << json_text(record) << std::endl;
-  if (record["status"] != "ok") {
-    std::cerr << "allocstress: error: cell failed: " << record["reason"].get<std::string>() << "\n";
-    return kExitCellFailed;
-  }
-  return 0;
+  return print_cell_record(record);
 }
 
 }  // namespace allocstress

@@ -10,6 +10,9 @@ packages=(
   libbenchmark-dev libhwloc-dev libboost-dev libgtest-dev nlohmann-json3-dev libcli11-dev
   # callgrind's cache simulator (`--cache-sim`, build-time header valgrind/callgrind.h) and setarch
   valgrind util-linux
+  # trace capture and replay: zstd-compressed trace blocks, heaptrack (tracer overhead comparison
+  # and importer), strace (profile syscalls), clang's libFuzzer (trace-reader fuzz target)
+  libzstd-dev zstd heaptrack strace clang libclang-rt-14-dev
   # drop-in allocators listed in allocators/manifest.tsv
   libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2
   # analysis package (Python under /usr/bin/python3) and its pybind11 extension

@@ -1,0 +1,146 @@
+// Per-thread buffers: attaching, flushing, thread exit and fork (see thread_buffers.hpp).
+#include "thread_buffers.hpp"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <cstring>
+#include <new>
+
+#include "tracer_messages.hpp"
+
+namespace allocstress::tracer {
+
+namespace {
+
+std::atomic<ThreadBuffer*> g_registry{nullptr};
+std::atomic<std::uint32_t> g_next_thread{0};
+pthread_key_t g_exit_key;
+bool g_exit_key_ok = false;
+
+std::uint32_t published_events(const ThreadBuffer& b) { return std::uint32_t(b.published.load(std::memory_order_acquire) >> 32); }
+
+// Empties the buffer; pre: its lock is held (or no other thread can see it).
+void restart(ThreadBuffer& b) {
+  b.published.store(0, std::memory_order_relaxed);
+  b.codec = trace::CodecState{};
+  b.taken.store(false, std::memory_order_relaxed);
+}
+
+// Writes the published events as the buffer's next block; pre: lock held.
+void write_published(ThreadBuffer& b, std::uint32_t self) {
+  const std::uint64_t published = b.published.load(std::memory_order_acquire);
+  const std::uint32_t events = std::uint32_t(published >> 32);
+  if (events == 0) return;
+  write_block({b.thread, b.tid, b.block_seq, events}, b.data, std::uint32_t(published), self);
+  ++b.block_seq;
+}
+
+void on_thread_exit(void* arg) {
+  GuardScope guard;
+  auto* b = static_cast<ThreadBuffer*>(arg);
+  ThreadState& t = t_state;
+  flush_own_buffer(*b);
+  // Re-arm: glibc runs the key destructors again (up to PTHREAD_DESTRUCTOR_ITERATIONS rounds)
+  // while a value is set, so frees made by other keys' destructors after ours are written too.
+  if (++t.exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    pthread_setspecific(g_exit_key, b);
+    return;
+  }
+  const std::uint32_t self = self_tid();
+  b->lock.lock(self);
+  restart(*b);
+  b->in_use.store(false, std::memory_order_release);
+  b->lock.unlock();
+  t.buffer = kThreadExited;  // later events of this thread (after every destructor) are not recorded
+}
+
+}  // namespace
+
+ThreadBuffer* attach_thread() {
+  ThreadState& t = t_state;
+  const std::uint32_t self = self_tid();
+  ThreadBuffer* b = nullptr;
+  for (ThreadBuffer* c = g_registry.load(std::memory_order_acquire); c != nullptr && b == nullptr; c = c->next) {
+    bool expected = false;
+    if (!c->in_use.load(std::memory_order_relaxed) && c->in_use.compare_exchange_strong(expected, true, std::memory_order_acquire)) b = c;
+  }
+  if (b == nullptr) {
+    void* mem = mmap(nullptr, sizeof(ThreadBuffer), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+      if (g_tracing.exchange(false)) report_error("cannot map a thread buffer: ", strerrordesc_np(errno), "; tracing stopped");
+      return nullptr;
+    }
+    b = new (mem) ThreadBuffer;
+    b->in_use.store(true, std::memory_order_relaxed);
+    ThreadBuffer* head = g_registry.load(std::memory_order_relaxed);
+    do b->next = head;
+    while (!g_registry.compare_exchange_weak(head, b, std::memory_order_release, std::memory_order_relaxed));
+  }
+  b->lock.lock(self);
+  restart(*b);
+  b->thread = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+  b->tid = self;
+  b->block_seq = 0;
+  b->lock.unlock();
+  t.buffer = b;
+  t.exit_rounds = 0;
+  if (g_exit_key_ok) pthread_setspecific(g_exit_key, b);
+  return b;
+}
+
+void restart_taken_buffer(ThreadBuffer& b) {
+  b.lock.lock(self_tid());
+  restart(b);
+  b.lock.unlock();
+}
+
+void flush_own_buffer(ThreadBuffer& b) {
+  const std::uint32_t self = self_tid();
+  if (b.lock.held_by(self)) return;  // a signal handler interrupted this thread's own flush
+  b.lock.lock(self);
+  if (!b.taken.load(std::memory_order_relaxed)) write_published(b, self);
+  restart(b);
+  b.lock.unlock();
+}
+
+void flush_all_buffers() {
+  const std::uint32_t self = self_tid();
+  ThreadBuffer* const mine = t_state.buffer;
+  for (ThreadBuffer* b = g_registry.load(std::memory_order_acquire); b != nullptr; b = b->next) {
+    if (b == mine) {
+      flush_own_buffer(*b);
+      continue;
+    }
+    if (b->lock.held_by(self)) continue;
+    b->lock.lock(self);
+    if (b->in_use.load(std::memory_order_relaxed) && !b->taken.load(std::memory_order_relaxed) && published_events(*b) > 0) {
+      write_published(*b, self);
+      b->taken.store(true, std::memory_order_relaxed);
+    }
+    b->lock.unlock();
+  }
+}
+
+void thread_buffers_init() { g_exit_key_ok = pthread_key_create(&g_exit_key, on_thread_exit) == 0; }
+
+void thread_buffers_after_fork_child() {
+  ThreadState& t = t_state;
+  t.tid = 0;  // the child's thread has an id of its own
+  ThreadBuffer* const mine = reinterpret_cast<std::uintptr_t>(t.buffer) > 1 ? t.buffer : nullptr;
+  g_next_thread.store(0, std::memory_order_relaxed);
+  for (ThreadBuffer* b = g_registry.load(std::memory_order_acquire); b != nullptr; b = b->next) {
+    b->lock.reset();
+    restart(*b);
+    if (b != mine) b->in_use.store(false, std::memory_order_relaxed);
+  }
+  if (mine != nullptr) {
+    mine->thread = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+    mine->tid = self_tid();
+    mine->block_seq = 0;
+  }
+}
+
+}  // namespace allocstress::tracer

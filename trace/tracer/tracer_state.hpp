@@ -1,0 +1,51 @@
+// Process-wide state of the tracer and the per-thread state every interposed call touches.
+//
+// Model: each thread appends encoded events to a buffer of its own (thread_buffers.hpp); a full
+// buffer becomes one compressed block, appended to this process's trace file with one write()
+// (trace_output.hpp).  Everything the tracer does for itself runs with the calling thread's
+// recursion guard held, so allocations made on its behalf (dlsym, pthread keys, libstdc++'s
+// operator new calling malloc) are forwarded to the real allocator without being recorded.
+#pragma once
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "tracer_config.hpp"
+
+namespace allocstress::tracer {
+
+struct ThreadBuffer;
+
+// Initial-exec TLS: a fixed offset from the thread pointer, no __tls_get_addr (which may allocate).
+struct ThreadState {
+  unsigned guard = 0;              // > 0 while the tracer works on this thread: calls are not recorded
+  ThreadBuffer* buffer = nullptr;  // nullptr until the first event; kThreadExited after the last key destructor round
+  std::uint32_t tid = 0;           // cached kernel thread id (0 = not read yet)
+  unsigned exit_rounds = 0;        // pthread key destructor rounds seen
+};
+extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+inline ThreadBuffer* const kThreadExited = reinterpret_cast<ThreadBuffer*>(std::uintptr_t(1));
+
+// False before the settings are read, when they are invalid, and after an output error.
+extern std::atomic<bool> g_tracing;
+extern TracerConfig g_config;
+
+inline std::uint32_t self_tid() {
+  ThreadState& t = t_state;
+  if (t.tid == 0) t.tid = std::uint32_t(syscall(SYS_gettid));
+  return t.tid;
+}
+
+// RAII recursion guard for the tracer's own slow paths (flushes, set-up, fork handling).
+struct GuardScope {
+  GuardScope() { ++t_state.guard; }
+  ~GuardScope() { --t_state.guard; }
+  GuardScope(const GuardScope&) = delete;
+  GuardScope& operator=(const GuardScope&) = delete;
+};
+
+}  // namespace allocstress::tracer

@@ -1,0 +1,22 @@
+# Tests of trace import, trace-info and the trace reader's bad-input handling (included from
+# tests/CMakeLists.txt): unit tests, the CLI script, and the libFuzzer run of the reader.
+target_sources(allocstress_unit_tests PRIVATE unit/trace_import_test.cpp unit/trace_reader_test.cpp)
+
+if(NOT ALLOCSTRESS_SANITIZE)
+  add_test(NAME cli.trace_import COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/trace_import.sh)
+  # This file is included before tests/CMakeLists.txt defines cli_env: the script needs only these.
+  set_tests_properties(cli.trace_import PROPERTIES
+    ENVIRONMENT "ALLOCSTRESS=$<TARGET_FILE:allocstress>;TRACE_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data/traces"
+    LABELS cli TIMEOUT 300 RUN_SERIAL TRUE)
+endif()
+
+# libFuzzer on the trace reader for a bounded time (tests/fuzz/run_fuzz.sh builds it with clang).
+find_program(ALLOCSTRESS_CLANGXX NAMES clang++ clang++-14)
+if(ALLOCSTRESS_CLANGXX)
+  add_test(NAME fuzz.trace_reader
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzz.sh ${CMAKE_CURRENT_BINARY_DIR}/fuzz 60)
+  set_tests_properties(fuzz.trace_reader PROPERTIES
+    ENVIRONMENT "CXX=${ALLOCSTRESS_CLANGXX}" LABELS fuzz TIMEOUT 400)
+else()
+  message(STATUS "clang++ not found: the trace reader fuzz test (fuzz.trace_reader) is not registered")
+endif()

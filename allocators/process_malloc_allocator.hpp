@@ -19,6 +19,13 @@ class ProcessMallocAllocator {
 
   void* allocate(std::size_t n) { return std::malloc(n); }
   void deallocate(void* p, std::size_t /*n*/) { std::free(p); }
+  // The replay's optional capabilities (workloads/replay_loop.hpp): the library's own calls.
+  void* reallocate(void* p, std::size_t /*old_n*/, std::size_t n) { return std::realloc(p, n); }
+  void* allocate_zeroed(std::size_t n) { return std::calloc(1, n); }
+  void* allocate_aligned(std::size_t n, std::size_t alignment) {
+    void* p = nullptr;
+    return posix_memalign(&p, alignment < sizeof(void*) ? sizeof(void*) : alignment, n) == 0 ? p : nullptr;
+  }
   std::size_t usable_size(void* p) { return malloc_usable_size(p); }
   static constexpr std::string_view name() { return "malloc"; }
 };

@@ -28,6 +28,10 @@ class VoidAllocator {
 
   void* allocate(std::size_t /*n*/) { return buffer_; }
   void deallocate(void* /*p*/, std::size_t /*n*/) {}
+  // The replay's optional capabilities: the same buffer, no copying, no zeroing (allocator work).
+  void* reallocate(void* /*p*/, std::size_t /*old_n*/, std::size_t /*n*/) { return buffer_; }
+  void* allocate_zeroed(std::size_t /*n*/) { return buffer_; }
+  void* allocate_aligned(std::size_t /*n*/, std::size_t /*alignment*/) { return buffer_; }
   static constexpr std::string_view name() { return "void"; }
 
  private:

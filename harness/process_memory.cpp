@@ -1,7 +1,9 @@
 // Reads /proc/self/status and getrusage; resets the peak RSS through /proc/self/clear_refs.
 #include "process_memory.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -40,6 +42,24 @@ std::string reset_peak_rss() {
   const bool closed = std::fclose(f) == 0;
   if (!ok || !closed) return std::string("writing 5 to /proc/self/clear_refs failed: ") + std::strerror(errno);
   return {};
+}
+
+RssReader::RssReader() : fd_(::open("/proc/self/statm", O_RDONLY | O_CLOEXEC)), page_bytes_(std::uint64_t(sysconf(_SC_PAGESIZE))) {}
+
+RssReader::~RssReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::uint64_t RssReader::read() const {
+  char buf[128];
+  const ssize_t n = fd_ < 0 ? -1 : ::pread(fd_, buf, sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  const char* p = buf;  // "size resident shared text lib data dt": the second field
+  while (*p != '\0' && *p != ' ') ++p;
+  std::uint64_t pages = 0;
+  for (++p; *p >= '0' && *p <= '9'; ++p) pages = pages * 10 + std::uint64_t(*p - '0');
+  return pages * page_bytes_;
 }
 
 ResourceUsage process_resource_usage() {

@@ -16,6 +16,22 @@ std::optional<std::uint64_t> peak_rss_bytes();
 // Returns an empty string on success, else the reason it could not.
 std::string reset_peak_rss();
 
+// Reads the resident set from /proc/self/statm through a descriptor opened once: no allocation
+// and one system call per reading, so it may run inside a measured phase (allocstats rows).
+class RssReader {
+ public:
+  RssReader();
+  ~RssReader();
+  RssReader(const RssReader&) = delete;
+  RssReader& operator=(const RssReader&) = delete;
+  // Resident bytes now, or 0 when /proc/self/statm is unreadable.
+  std::uint64_t read() const;
+
+ private:
+  int fd_;
+  std::uint64_t page_bytes_;
+};
+
 struct ResourceUsage {
   std::uint64_t minor_faults = 0;
   std::uint64_t major_faults = 0;

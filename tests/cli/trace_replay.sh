@@ -1,0 +1,66 @@
+# Trace replay end to end: synthetic traces of a known shape (tests/replay/make_trace.cpp) replay
+# on every installed allocator, with cross-thread frees and more threads than PUs, without
+# deadlock (each run under a timeout) and with every operation replayed; `allocstress replay`
+# writes a schema-valid results file with a replay table and the allocstats series; a trace cut
+# short replays its complete blocks with a warning; bad input is refused with one line.
+source "$(dirname "$0")/lib.sh"
+: "${MAKE_TRACE:?set by CTest}"
+
+field() { /usr/bin/python3 -c "import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); print($1)"; }
+
+"$MAKE_TRACE" "$T/one.ast" 1 20000 0 >"$T/one.txt"
+"$MAKE_TRACE" "$T/three.ast" 3 20000 40 >"$T/three.txt"
+read -r three_events _ <"$T/three.txt"
+
+# Every installed allocator, the 3-thread trace (cross-thread frees; 3 threads > 2 PUs here).
+allocators=$("$ALLOCSTRESS" list | tail -n +3 | awk '$3 == "found" {print $1}')
+for a in $allocators; do
+  rec=$(timeout 120 "$ALLOCSTRESS" run --allocator "$a" --workload replay --trace "$T/three.ast" --access write_read 2>"$T/err") \
+    || { fail "replay on $a exited $?: $(tail -1 "$T/err")"; continue; }
+  got=$(field "r['status'], r['threads'], r['ops'] == r['trace']['ops'] == r['mallocs'] + r['frees'] + r['reallocs'], r['trace']['trace_events'], r['trace']['cross_thread_consumes'] > 1000, len(r['allocstats']['rows']) > 0" <<<"$rec")
+  [ "$got" = "ok 3 True $three_events True True" ] && pass || fail "replay on $a: $got $(field "r.get('reason')" <<<"$rec")"
+done
+
+# The matrix form: void baseline included, net costs, the table, the allocstats series.
+timeout 300 "$ALLOCSTRESS" replay "$T/one.ast" --allocators system,pool --reps 2 --out "$T/r.json" >"$T/out" 2>"$T/log" \
+  || fail "replay command exited $?: $(tail -3 "$T/log")"
+cells=$(cells_of "$T/r.json") || fail "results not schema-valid: $cells"
+[ "$(grep -c $'\tok\t' <<<"$cells")" = 6 ] && pass || fail "wanted 6 ok cells (void, system, pool x 2 reps): $cells"
+grep -q '^### replay' "$T/r.md" && grep -q '| pool | 1 | 2 |' "$T/r.md" && pass || fail "replay table missing: $(cat "$T/r.md")"
+/usr/bin/python3 - "$T/r.json" <<'EOF' && pass || fail "replay records lack net costs or a consistent allocstats series"
+import json, sys
+cells = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("run_type") == "iteration"]
+for c in cells:
+    assert c["net_cycles_per_pair"] is not None, c["allocator"]
+    rows = c["allocstats"]["rows"]
+    assert rows and [r[0] for r in rows] == sorted(r[0] for r in rows), "rows in recorded order"
+    assert all(r[3] == r[2] - r[1] for r in rows), "overhead = rss - used"
+    assert all(b[4] >= a[4] for a, b in zip(rows, rows[1:])), "maxmem never falls"
+    assert c["peak_live_requested_bytes"] >= max(r[1] for r in rows)
+EOF
+
+# A trace cut inside a block: the complete blocks replay, with a warning.
+size=$(stat -c %s "$T/one.ast")
+head -c $((size * 2 / 3)) "$T/one.ast" >"$T/cut.ast"
+rec=$("$ALLOCSTRESS" run --allocator pool --workload replay --trace "$T/cut.ast") || fail "cut trace did not replay"
+got=$(field "r['status'], 0 < r['ops'] < 20000, any('cut short' in w for w in r['warnings'])" <<<"$rec")
+[ "$got" = "ok True True" ] && pass || fail "cut trace: $got"
+
+# Bad input: one line, exit 2, nothing written.
+printf 'hello\n' >"$T/text.ast"
+cp "$T/one.ast" "$T/corrupt.ast"
+printf '\xff\xff\xff\xff' | dd of="$T/corrupt.ast" bs=1 seek=200 conv=notrunc status=none
+expect_error 2 "does not exist" -- "$ALLOCSTRESS" replay "$T/missing.ast" --out "$T/x.json"
+expect_error 2 "not an allocstress trace" -- "$ALLOCSTRESS" replay "$T/text.ast" --out "$T/x.json"
+expect_error 2 "offset" -- "$ALLOCSTRESS" replay "$T/corrupt.ast" --out "$T/x.json"
+expect_error 2 "offset" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/corrupt.ast"
+expect_error 2 "drop --threads" -- "$ALLOCSTRESS" replay "$T/one.ast" --threads 2 --out "$T/x.json"
+expect_error 2 "drop --threads" -- "$ALLOCSTRESS" run --allocator pool --workload replay --trace "$T/three.ast" --threads 2
+expect_error 2 "needs --trace" -- "$ALLOCSTRESS" run --allocator pool --workload replay
+expect_error 2 "applies to replay only" -- "$ALLOCSTRESS" run --allocator pool --trace "$T/one.ast"
+expect_error 2 "applies to alloc-test only" -- "$ALLOCSTRESS" replay "$T/one.ast" --slots 1000 --out "$T/x.json"
+expect_error 2 "cannot share a matrix" -- "$ALLOCSTRESS" matrix --workload replay,alloc-test --trace "$T/one.ast" --out "$T/x.json"
+expect_error 2 "do not apply to replay" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/one.ast" --cache-sim
+expect_error 2 "drop --workload" -- "$ALLOCSTRESS" replay "$T/one.ast" --workload bintree --out "$T/x.json"
+expect_error 2 "memory access" -- "$ALLOCSTRESS" replay "$T/one.ast" --access sometimes --out "$T/x.json"
+finish

@@ -1,0 +1,234 @@
+// The replay: a hand-built trace with every case the program builder handles (cross-thread free,
+// realloc, unmatched and NULL frees, an address reused without a free, a block live at the end)
+// becomes exactly the expected operations and statistics; the program survives its file form;
+// and replaying a multi-threaded program with cross-thread frees on real backends finishes
+// (no deadlock), replays every operation and frees every block.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <thread>
+#include <unistd.h>
+
+#include "allocators/pool_allocator.hpp"
+#include "allocators/process_malloc_allocator.hpp"
+#include "allocators/void_allocator.hpp"
+#include "harness/replay_program.hpp"
+
+namespace allocstress {
+namespace {
+
+using trace::TraceOp;
+
+
+trace::TraceContents two_threads() {
+  trace::TraceContents t;
+  t.threads.resize(2);
+  t.threads[0].index = 0;
+  t.threads[1].index = 1;
+  t.threads[0].events = {
+      trace::make_event(TraceOp::malloc, 1, 0xa000, 100),             // A
+      trace::make_event(TraceOp::op_new, 2, 0xb000, 200),             // B
+      trace::make_event(TraceOp::free, 3, 0xdead),                    // unmatched
+      trace::make_event(TraceOp::free, 4, 0),                         // free(NULL)
+      trace::make_event(TraceOp::free, 5, 0xa000),                    // A freed
+      trace::make_event(TraceOp::realloc, 6, 0xc000, 300, 0xb000),    // B -> C
+      trace::make_event(TraceOp::aligned_alloc, 8, 0xd000, 64, 0, 4096),  // D
+      trace::make_event(TraceOp::calloc, 9, 0xd000, 32),              // D again without a free: implicit free of D
+      trace::make_event(TraceOp::malloc, 10, 0, 1 << 20),             // failed in the trace
+  };
+  t.threads[1].events = {
+      trace::make_event(TraceOp::op_delete_sized, 7, 0xc000, 300),    // C freed by the other thread
+      trace::make_event(TraceOp::malloc, 11, 0xe000, 0),              // size 0 -> replayed as 1, live at the end
+  };
+  return t;
+}
+
+struct Want {
+  ReplayOpKind kind;
+  std::uint32_t slot, old_slot;
+  std::uint64_t size, old_size;
+  std::uint8_t wait, align_log2;
+};
+
+void expect_ops(const std::vector<ReplayOp>& got, const std::vector<Want>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("op " + std::to_string(i));
+    EXPECT_EQ(got[i].kind, want[i].kind);
+    EXPECT_EQ(got[i].slot, want[i].slot);
+    EXPECT_EQ(got[i].size, want[i].size);
+    EXPECT_EQ(got[i].wait, want[i].wait);
+    EXPECT_EQ(got[i].align_log2, want[i].align_log2);
+    if (want[i].kind == ReplayOpKind::reallocate) {
+      EXPECT_EQ(got[i].old_slot, want[i].old_slot);
+      EXPECT_EQ(got[i].old_size, want[i].old_size);
+    }
+  }
+}
+
+TEST(ReplayProgram, BuildsTheExpectedOperations) {
+  const ReplayProgram p = build_replay_program(two_threads(), 2);
+  ASSERT_EQ(p.threads.size(), 2u);
+  using K = ReplayOpKind;
+  expect_ops(p.threads[0].ops, {{K::allocate, 0, 0, 100, 0, 0, 0},
+                                {K::allocate, 1, 0, 200, 0, 0, 0},
+                                {K::free, 0, 0, 100, 0, 0, 0},
+                                {K::reallocate, 2, 1, 300, 200, 0, 0},
+                                {K::allocate, 3, 0, 64, 0, 0, 12},
+                                {K::free, 3, 0, 64, 0, 0, 12},  // implicit: the address came back without a free
+                                {K::allocate_zeroed, 4, 0, 32, 0, 0, 0}});
+  expect_ops(p.threads[1].ops, {{K::free, 2, 0, 300, 0, 1, 0},  // waits for thread 0's realloc
+                                {K::allocate, 5, 0, 1, 0, 0, 0}});
+  EXPECT_EQ(p.slots, 6u);
+  EXPECT_EQ(p.max_block_bytes, 64u + 4096u);  // the aligned block with room to align inside it
+  const auto& s = p.stats;
+  EXPECT_EQ(s["trace_events"], 11);
+  EXPECT_EQ(s["ops"], 9);
+  EXPECT_EQ(s["allocations"], 5);
+  EXPECT_EQ(s["zeroed_allocations"], 1);
+  EXPECT_EQ(s["frees"], 3);
+  EXPECT_EQ(s["reallocations"], 1);
+  EXPECT_EQ(s["unmatched_frees"], 1);
+  EXPECT_EQ(s["null_frees"], 1);
+  EXPECT_EQ(s["implicit_frees"], 1);
+  EXPECT_EQ(s["failed_allocations_in_trace"], 1);
+  EXPECT_EQ(s["cross_thread_consumes"], 1);
+  EXPECT_EQ(s["aligned_allocations"], 1);
+  EXPECT_EQ(s["peak_live_requested_bytes"], 300);
+  EXPECT_EQ(s["end_live_requested_bytes"], 33);
+  EXPECT_EQ(s["live_at_end"], 2);
+  EXPECT_EQ(s["ops_by_kind"]["free"], 3);
+  ASSERT_EQ(p.threads[0].live_at_end.size(), 1u);
+  EXPECT_EQ(p.threads[0].live_at_end[0].slot, 4u);
+  ASSERT_EQ(p.threads[1].live_at_end.size(), 1u);
+  EXPECT_EQ(p.threads[1].live_at_end[0].slot, 5u);
+  // Every 2 ops of a thread: (local index, index in recorded order, live bytes there).
+  ASSERT_EQ(p.threads[0].samples.size(), 3u);
+  EXPECT_EQ(p.threads[0].samples[0].global_index, 1u);
+  EXPECT_EQ(p.threads[0].samples[0].used_bytes, 300u);
+  EXPECT_EQ(p.threads[0].samples[2].local_index, 5u);
+  EXPECT_EQ(p.threads[0].samples[2].global_index, 6u);
+  EXPECT_EQ(p.threads[0].samples[2].used_bytes, 0u);
+  ASSERT_EQ(p.threads[1].samples.size(), 1u);
+  EXPECT_EQ(p.threads[1].samples[0].global_index, 8u);
+  EXPECT_EQ(p.threads[1].samples[0].used_bytes, 33u);
+}
+
+TEST(ReplayProgram, RejectsATraceWithoutOperations) {
+  trace::TraceContents t;
+  t.threads.resize(1);
+  t.threads[0].events = {trace::make_event(TraceOp::free, 1, 0x1234)};
+  EXPECT_THROW(build_replay_program(t, 0), std::invalid_argument);
+}
+
+// A program with `threads` threads; about `cross` percent of frees by the next thread.
+trace::TraceContents random_trace(unsigned threads, unsigned per_thread, unsigned cross) {
+  trace::TraceContents t;
+  t.threads.resize(threads);
+  std::mt19937_64 rng(7);
+  std::vector<std::vector<std::uint64_t>> mine(threads);
+  std::uint64_t tsc = 0, address = 0x100000;
+  for (unsigned i = 0; i < per_thread; ++i)
+    for (unsigned th = 0; th < threads; ++th) {
+      t.threads[th].index = th;
+      if (mine[th].size() < 4 || rng() % 2) {
+        address += 0x10000;
+        t.threads[th].events.push_back(trace::make_event(rng() % 10 == 0 ? TraceOp::realloc : TraceOp::malloc, ++tsc, address, 8 + rng() % 2000,
+                                          0));
+        mine[rng() % 100 < cross ? (th + 1) % threads : th].push_back(address);
+      } else {
+        t.threads[th].events.push_back(trace::make_event(TraceOp::free, ++tsc, mine[th].back()));
+        mine[th].pop_back();
+      }
+    }
+  return t;
+}
+
+TEST(ReplayProgram, SurvivesItsFileForm) {
+  const ReplayProgram p = build_replay_program(random_trace(3, 2000, 20), 100);
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / ("replay-program-test-" + std::to_string(getpid()) + ".bin");
+  save_replay_program(p, file);
+  {
+    const MappedReplayProgram m(file);
+    ASSERT_EQ(m.threads().size(), p.threads.size());
+    EXPECT_EQ(m.slots(), p.slots);
+    EXPECT_EQ(m.max_block_bytes(), p.max_block_bytes);
+    EXPECT_EQ(m.allocstats_every(), 100u);
+    EXPECT_EQ(m.stats(), p.stats);
+    for (std::size_t i = 0; i < p.threads.size(); ++i) {
+      ASSERT_EQ(m.threads()[i].ops.size(), p.threads[i].ops.size());
+      EXPECT_EQ(std::memcmp(m.threads()[i].ops.data(), p.threads[i].ops.data(), p.threads[i].ops.size() * sizeof(ReplayOp)), 0);
+      EXPECT_EQ(m.threads()[i].samples.size(), p.threads[i].samples.size());
+      EXPECT_EQ(m.threads()[i].live_at_end.size(), p.threads[i].live_at_end.size());
+    }
+  }
+  std::filesystem::resize_file(file, 100);
+  EXPECT_THROW(MappedReplayProgram{file}, std::runtime_error);
+  std::filesystem::remove(file);
+}
+
+// Replays every thread of `p` on its own std::thread with backend A; returns the summed outcome.
+// As in the cell, every thread's allocator outlives every thread (a block can move between
+// per-thread instances through cross-thread frees).
+template <class A>
+ReplayThreadOutcome replay_all(const ReplayProgram& p, MemoryAccess access) {
+  std::vector<std::atomic<void*>> blocks(p.slots);
+  ReplayShared shared;
+  shared.blocks = blocks.data();
+  std::vector<ReplayThreadOutcome> outcomes(p.threads.size());
+  std::vector<std::unique_ptr<A>> allocators;
+  for (std::size_t i = 0; i < p.threads.size(); ++i) allocators.push_back(std::make_unique<A>(std::size_t(p.max_block_bytes)));
+  std::vector<std::thread> workers;
+  for (std::size_t i = 0; i < p.threads.size(); ++i)
+    workers.emplace_back([&, i] { outcomes[i] = run_replay_thread(*allocators[i], p.threads[i].ops, shared, access); });
+  for (auto& w : workers) w.join();
+  for (std::size_t i = 0; i < p.threads.size(); ++i) release_replay_blocks(*allocators[i], shared, p.threads[i].live_at_end);
+  ReplayThreadOutcome total;
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.failure, "");
+    total.allocations += o.allocations;
+    total.frees += o.frees;
+    total.reallocations += o.reallocations;
+  }
+  // Every block produced was consumed once by the replay or released once at the end.
+  std::uint64_t released = 0;
+  for (const auto& t : p.threads) {
+    released += t.live_at_end.size();
+    for (const auto& b : t.live_at_end) EXPECT_EQ(blocks[b.slot].load(), nullptr) << "live block of slot " << b.slot << " not released";
+  }
+  EXPECT_EQ(total.allocations + total.reallocations, p.slots);
+  EXPECT_EQ(total.frees + total.reallocations + released, p.slots);
+  return total;
+}
+
+template <class A>
+void replays_everything(MemoryAccess access) {
+  const ReplayProgram p = build_replay_program(random_trace(3, 20000, 30), 0);
+  ASSERT_GT(p.stats["cross_thread_consumes"].get<std::uint64_t>(), 1000u);
+  const ReplayThreadOutcome o = replay_all<A>(p, access);
+  EXPECT_EQ(o.allocations, p.stats["allocations"].get<std::uint64_t>());
+  EXPECT_EQ(o.frees, p.stats["frees"].get<std::uint64_t>());
+  EXPECT_EQ(o.reallocations, p.stats["reallocations"].get<std::uint64_t>());
+}
+
+TEST(ReplayLoop, CrossThreadFreesOnMallocWithContent) { replays_everything<ProcessMallocAllocator>(MemoryAccess::write_read); }
+TEST(ReplayLoop, CrossThreadFreesOnPool) { replays_everything<PoolAllocator>(MemoryAccess::write_read); }
+TEST(ReplayLoop, CrossThreadFreesOnVoid) { replays_everything<VoidAllocator>(MemoryAccess::none); }
+
+TEST(ReplayLoop, HandCaseOnEveryBackendKind) {
+  const ReplayProgram p = build_replay_program(two_threads(), 0);
+  for (int round = 0; round < 2; ++round) {
+    const ReplayThreadOutcome a = replay_all<ProcessMallocAllocator>(p, MemoryAccess::write_read);
+    const ReplayThreadOutcome b = replay_all<PoolAllocator>(p, MemoryAccess::write_read);  // over-allocation for alignment 4096
+    EXPECT_EQ(a.allocations, 5u);
+    EXPECT_EQ(b.allocations, 5u);
+    EXPECT_EQ(a.frees + b.frees, 6u);
+  }
+}
+
+}  // namespace
+}  // namespace allocstress

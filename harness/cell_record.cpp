@@ -28,6 +28,55 @@ nlohmann::json nullable_ratio(double num, double den) {
   return den > 0 ? nlohmann::json(num / den) : nlohmann::json(nullptr);
 }
 
+nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cycles_total, std::uint64_t ops) {
+  const double pairs = double(ops) / 2.0;
+  const double tsc_hz = measured_tsc_hz(m);
+  const double cycles_per_op = ops > 0 ? double(cycles_total) / double(ops) : 0.0;
+  const double ns_per_op = tsc_hz > 0 ? cycles_per_op / tsc_hz * 1e9 : 0.0;
+  return {// Google-Benchmark-compatible timing fields: one "iteration" = one pair of operations.
+          {"iterations", std::uint64_t(pairs)},
+          {"real_time", ns_per_op * 2},
+          {"cpu_time", pairs > 0 ? double(m.usage.user_time_ns + m.usage.system_time_ns) / pairs : 0.0},
+          {"cycles_total", cycles_total},
+          {"cycles_per_op", cycles_per_op},
+          {"cycles_per_pair", cycles_per_op * 2},
+          {"ns_per_op", ns_per_op},
+          {"ns_per_pair", ns_per_op * 2},
+          {"ops", ops},
+          {"pairs", pairs}};
+}
+
+nlohmann::json alloc_family_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+                                   const PhaseMeasurement& m, const std::vector<AllocTestThreadOutcome>& outcomes) {
+  AllocTestThreadOutcome total;
+  std::uint64_t cycles_total = 0;
+  std::uint64_t combined_hash = 0;
+  std::string failure = setup_failure(m);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& o = outcomes[i];
+    total.mallocs += o.mallocs;
+    total.frees += o.frees;
+    total.peak_live_requested_bytes += o.peak_live_requested_bytes;
+    total.end_live_requested_bytes += o.end_live_requested_bytes;
+    total.read_checksum += o.read_checksum;
+    combined_hash = (combined_hash ^ o.op_stream_hash) * 0x100000001b3ULL;  // thread order matters
+    cycles_total += m.workers[i].cycles;
+    if (o.failed_allocation_bytes != 0 && failure.empty())
+      failure = "allocation of " + std::to_string(o.failed_allocation_bytes) + " bytes returned nullptr (worker " +
+                std::to_string(i) + ")";
+  }
+  nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
+  rec.update(per_operation_timing(m, cycles_total, total.mallocs + total.frees));
+  rec.update({{"mallocs", total.mallocs},
+              {"frees", total.frees},
+              {"peak_live_requested_bytes", total.peak_live_requested_bytes},
+              {"end_live_requested_bytes", total.end_live_requested_bytes},
+              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(total.peak_live_requested_bytes))},
+              {"op_stream_hash", hex64(combined_hash)},
+              {"read_checksum", hex64(total.read_checksum)}});
+  return rec;
+}
+
 nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                            const PhaseMeasurement& m, const std::string& failure) {
   nlohmann::json warnings = nlohmann::json::array();

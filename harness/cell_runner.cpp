@@ -153,48 +153,8 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
         p, picker, sizes, sampling ? &sample : nullptr);
   });
 
-  AllocTestThreadOutcome total;
-  std::uint64_t cycles_total = 0;
-  std::uint64_t combined_hash = 0;
-  std::string failure = setup_failure(m);
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    const auto& o = outcomes[i];
-    total.mallocs += o.mallocs;
-    total.frees += o.frees;
-    total.peak_live_requested_bytes += o.peak_live_requested_bytes;
-    total.end_live_requested_bytes += o.end_live_requested_bytes;
-    total.read_checksum += o.read_checksum;
-    combined_hash = (combined_hash ^ o.op_stream_hash) * 0x100000001b3ULL;  // thread order matters
-    cycles_total += m.workers[i].cycles;
-    if (o.failed_allocation_bytes != 0 && failure.empty())
-      failure = "allocation of " + std::to_string(o.failed_allocation_bytes) + " bytes returned nullptr (worker " +
-                std::to_string(i) + ")";
-  }
-  const std::uint64_t ops = total.mallocs + total.frees;
-  const double pairs = double(ops) / 2.0;
-  const double tsc_hz = measured_tsc_hz(m);
-  const double cycles_per_op = ops > 0 ? double(cycles_total) / double(ops) : 0.0;
-  const double ns_per_op = tsc_hz > 0 ? cycles_per_op / tsc_hz * 1e9 : 0.0;
-
-  nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
-  rec.update({// Google-Benchmark-compatible timing fields: one "iteration" = one malloc/free pair.
-              {"iterations", std::uint64_t(pairs)},
-              {"real_time", ns_per_op * 2},
-              {"cpu_time", pairs > 0 ? double(m.usage.user_time_ns + m.usage.system_time_ns) / pairs : 0.0},
-              {"cycles_total", cycles_total},
-              {"cycles_per_op", cycles_per_op},
-              {"cycles_per_pair", cycles_per_op * 2},
-              {"ns_per_op", ns_per_op},
-              {"ns_per_pair", ns_per_op * 2},
-              {"mallocs", total.mallocs},
-              {"frees", total.frees},
-              {"ops", ops},
-              {"pairs", pairs},
-              {"peak_live_requested_bytes", total.peak_live_requested_bytes},
-              {"end_live_requested_bytes", total.end_live_requested_bytes},
-              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(total.peak_live_requested_bytes))},
-              {"op_stream_hash", hex64(combined_hash)},
-              {"read_checksum", hex64(total.read_checksum)}});
+  nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
+  const std::string failure = rec.value("status", "") == "ok" ? "" : rec.value("reason", std::string("failed"));
   if (cell.profile) rec["profile"] = {{"pass", cell.profile_spec.pass}};
   if (!sampling || !failure.empty()) return rec;
 
@@ -224,7 +184,7 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
       {"latency_provenance", "sampled(1/" + std::to_string(sample.sample_every) + ")"},
       {"counters", summed_counters(profiles)},
       {"memory",
-       {{"at_peak", memory_snapshot(total.end_live_requested_bytes, usable_known ? std::optional(usable) : std::nullopt, memory_at_peak, m.rss_end, m.rss_before)},
+       {{"at_peak", memory_snapshot(rec.at("end_live_requested_bytes").get<std::uint64_t>(), usable_known ? std::optional(usable) : std::nullopt, memory_at_peak, m.rss_end, m.rss_before)},
         {"at_end", memory_snapshot(0, usable_known ? std::optional<std::uint64_t>(0) : std::nullopt, memory_at_end, m.rss_after_free, m.rss_before)},
         {"at_peak_means", "at the end of the measured loop, all blocks of the workload still live (its live bytes then: "
                           "requested; the workload's peak live bytes: peak_live_requested_bytes)"}}}};

@@ -4,8 +4,13 @@
 namespace allocstress {
 
 const std::vector<std::string>& workload_names() {
-  static const std::vector<std::string> names = {kAllocTestWorkload, kBinTreeWorkload, kLinkedListWorkload, kMultiListWorkload};
+  static const std::vector<std::string> names = {kAllocTestWorkload, kBinTreeWorkload, kLinkedListWorkload, kMultiListWorkload,
+                                                 kReplayWorkload, kFittedWorkload};
   return names;
+}
+
+bool has_void_baseline(const std::string& workload) {
+  return workload == kAllocTestWorkload || workload == kReplayWorkload || workload == kFittedWorkload;
 }
 
 std::vector<std::string> run_arguments(const CellSpec& c) {
@@ -29,6 +34,14 @@ std::vector<std::string> run_arguments(const CellSpec& c) {
       add("--zipf", nlohmann::json(s.zipf).dump());  // shortest text that reads back as the same double
     }
     if (s.hints) args.push_back("--hints");
+  } else if (c.workload == kReplayWorkload) {
+    add("--trace", c.replay.trace);
+    add("--access", std::string(to_string(c.replay.access)));
+    if (c.replay.allocstats_every != 0) add("--allocstats-every", std::to_string(c.replay.allocstats_every));
+    if (!c.replay.program.empty()) add("--replay-program", c.replay.program);
+  } else if (c.workload == kFittedWorkload) {
+    add("--fit", c.fit);
+    add("--access", std::string(to_string(c.params.access)));
   } else {
     add("--slots", std::to_string(c.params.slots_total));
     add("--max-size-exp", std::to_string(c.params.max_size_exp));
@@ -58,6 +71,10 @@ nlohmann::json structure_params_json(const std::string& workload, const Structur
 }
 
 nlohmann::json cell_params_json(const CellSpec& c) {
+  if (c.workload == kFittedWorkload) return {{"fit", c.fit}, {"memory_access", to_string(c.params.access)}, {"seed", c.params.seed}};
+  if (c.workload == kReplayWorkload)
+    return {{"trace", c.replay.trace}, {"memory_access", to_string(c.replay.access)}, {"allocstats_every", c.replay.allocstats_every},
+            {"seed", c.params.seed}};
   if (!is_structure_workload(c.workload)) return params_json(c.params);
   nlohmann::json j = structure_params_json(c.workload, c.structure);
   j["seed"] = c.params.seed;

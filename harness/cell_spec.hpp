@@ -9,12 +9,26 @@
 #include <vector>
 
 #include "../workloads/alloc_test.hpp"
+#include "../workloads/lifetime_params.hpp"
 #include "../workloads/structure_params.hpp"
 #include "topology.hpp"
 
 namespace allocstress {
 
 inline constexpr const char* kAllocTestWorkload = "alloc-test";
+inline constexpr const char* kReplayWorkload = "replay";
+// (kFittedWorkload = "fitted" is in workloads/lifetime_params.hpp.)
+
+// Workloads whose cost is net of the void baseline (the others cannot run on void).
+bool has_void_baseline(const std::string& workload);
+
+// A replay cell (workloads/replay_loop.hpp): which trace, and how.
+struct ReplaySpec {
+  std::string trace;                        // the trace file
+  std::string program;                      // (internal) a replay program built from it beforehand; "" = build here
+  MemoryAccess access = MemoryAccess::none;  // the trace does not say what the program touched
+  std::uint64_t allocstats_every = 0;       // allocstats row every K ops of a thread; 0 = about 200 rows
+};
 
 // A profile run of an alloc-test cell (profile_run.hpp): the outer `run --profile` process
 // fingerprints the allocator, then runs the cell twice: pass "sample" (latency histograms,
@@ -27,7 +41,8 @@ struct ProfileSpec {
 };
 
 // params.threads and params.seed apply to every workload; the rest of `params` only to
-// alloc-test, `structure` only to bintree, linkedlist and multilist.
+// alloc-test, `structure` only to bintree, linkedlist and multilist, `replay` only to replay
+// (whose thread count is the trace's).
 struct CellSpec {
   std::string allocator;     // a catalogue name
   std::string user_library;  // non-empty: the allocator came from --allocator NAME=PATH
@@ -35,6 +50,8 @@ struct CellSpec {
   AllocTestParams params;
   PlacementRequest placement;
   StructureParams structure;
+  ReplaySpec replay;
+  std::string fit;           // fitted: the fit file (allocstress fit); params.access and params.seed apply
   bool cache_sim = false;    // a simulated-cache run under callgrind instead of a timing run
   bool profile = false;      // a profile run (alloc-test) instead of a timing run
   ProfileSpec profile_spec;

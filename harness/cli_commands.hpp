@@ -42,7 +42,12 @@ struct ProbeCommand {
   int execute();
 };
 
+// `matrix`, and `replay TRACE` (the same command with the replay workload and the trace as its
+// positional argument).
 struct MatrixCommand {
+  explicit MatrixCommand(std::string subcommand_ = "matrix") : subcommand(std::move(subcommand_)) {}
+  std::string subcommand;
+  std::string trace_argument;  // replay: the positional TRACE
   CLI::App* cmd = nullptr;
   std::string preset = "quick";
   std::string out;

@@ -58,11 +58,11 @@ std::vector<unsigned> parse_thread_list(const std::string& text) {
 
 void WorkloadOptions::add_to(CLI::App& app) {
   tracked = {
-      app.add_option("--workload", workload, "Workload: alloc-test (default), bintree, linkedlist or multilist"),
+      app.add_option("--workload", workload, "Workload: alloc-test (default), bintree, linkedlist, multilist, replay or fitted"),
       app.add_option("--slots", slots, "Total slots, split equally across threads")->check(kWholeNumber),
       app.add_option("--max-size-exp", max_size_exp, "E: block sizes are < 2^E (accepted: 3..28)")->check(kWholeNumber),
       app.add_option("--iterations", iterations, "Iterations per thread")->check(kWholeNumber),
-      app.add_option("--access", access, "Memory access per block: none, write, write_read"),
+      app.add_option("--access", access, "Memory access per block: none, write, write_read (alloc-test and fitted default write_read, replay none)"),
       app.add_option("--seed", seed, "Seed of the operation stream")->check(kWholeNumber),
       app.add_option("--placement", placement, "Thread placement: compact (default) or scatter"),
       app.add_option("--nodes", nodes, "bintree/linkedlist/multilist: nodes (multilist: sub-list nodes)")->check(kWholeNumber),
@@ -73,6 +73,11 @@ void WorkloadOptions::add_to(CLI::App& app) {
       app.add_option("--heads", heads, "multilist: head nodes")->check(kWholeNumber),
       app.add_option("--zipf", zipf, "multilist: key1 popularity ~ 1/rank^ZIPF (0..10, 0 = uniform)"),
       app.add_flag("--hints", hints, "bintree/linkedlist/multilist: pass hot/cold placement hints to the allocator"),
+      app.add_option("--trace", trace, "replay: the trace file (allocstress trace, or allocstress import)"),
+      app.add_option("--allocstats-every", allocstats_every, "replay: an allocstats row every K operations of a thread (default: ~200 rows, K >= 10000)")
+          ->check(kWholeNumber),
+      app.add_option("--replay-program", replay_program, "(internal) the trace's replay program, built beforehand")->group(""),
+      app.add_option("--fit", fit, "fitted: the fit file written by `allocstress fit` (its threads and seed unless --threads/--seed)"),
   };
   app.add_flag("--reserve-os-pu", reserve_os_pu, "Leave the last PU free for the OS");
   app.add_flag("--oversubscribe", oversubscribe, "Allow more worker threads than usable PUs");
@@ -127,7 +132,8 @@ AllocatorCatalog load_catalog(const std::string& manifest_option, const std::vec
 
 namespace {
 
-const char* const kAllocTestOptions[] = {"--slots", "--max-size-exp", "--iterations", "--access"};
+const char* const kAllocTestOptions[] = {"--slots", "--max-size-exp", "--iterations"};
+const char* const kReplayOptions[] = {"--trace", "--allocstats-every", "--replay-program"};
 const char* const kStructureOptions[] = {"--nodes", "--node-size", "--searches", "--interleave", "--churn", "--hints", "--heads", "--zipf"};
 
 std::string joined(const std::vector<std::string>& names) {
@@ -154,8 +160,19 @@ std::vector<std::string> selected_workloads(const WorkloadOptions& o, bool allow
   const bool any_alloc_test = std::find(out.begin(), out.end(), kAllocTestWorkload) != out.end();
   const bool any_structure = std::any_of(out.begin(), out.end(), [](const std::string& w) { return is_structure_workload(w); });
   const bool any_multilist = std::find(out.begin(), out.end(), kMultiListWorkload) != out.end();
+  const bool any_replay = std::find(out.begin(), out.end(), kReplayWorkload) != out.end();
   for (const char* opt : kAllocTestOptions)
     if (o.given(opt) && !any_alloc_test) throw UsageError(std::string(opt) + " applies to alloc-test only, not to " + joined(out));
+  const bool any_fitted = std::find(out.begin(), out.end(), kFittedWorkload) != out.end();
+  if (o.given("--access") && !any_alloc_test && !any_replay && !any_fitted)
+    throw UsageError("--access applies to alloc-test, replay and fitted only, not to " + joined(out));
+  if (o.given("--fit") && !any_fitted) throw UsageError("--fit applies to fitted only, not to " + joined(out));
+  if (any_fitted && o.fit.empty()) throw UsageError("--workload fitted needs --fit FILE (written by `allocstress fit TRACE -o FILE`)");
+  for (const char* opt : kReplayOptions)
+    if (o.given(opt) && !any_replay) throw UsageError(std::string(opt) + " applies to replay only, not to " + joined(out));
+  if (any_replay && out.size() > 1)
+    throw UsageError("replay runs the trace's own threads and cannot share a matrix with " + joined(out) + " (run it alone)");
+  if (any_replay && o.trace.empty()) throw UsageError("--workload replay needs --trace FILE (a trace from `allocstress trace` or `allocstress import`)");
   for (const char* opt : kStructureOptions) {
     const bool multilist_only = std::string(opt) == "--heads" || std::string(opt) == "--zipf";
     if (o.given(opt) && (multilist_only ? !any_multilist : !any_structure))
@@ -198,6 +215,32 @@ void apply_workload_options(const WorkloadOptions& o, AllocTestParams& p, Placem
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+}
+
+FitConfig load_fit_option(const WorkloadOptions& o, std::string& path) {
+  try {
+    FitConfig fit = load_fit_config(o.fit);
+    path = std::filesystem::absolute(o.fit).string();
+    return fit;
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+ReplaySpec replay_spec_for(const WorkloadOptions& o) {
+  ReplaySpec spec;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(o.trace, ec)) throw UsageError("trace file " + o.trace + " does not exist or is not a file");
+  if (::access(o.trace.c_str(), R_OK) != 0) throw UsageError("trace file " + o.trace + " is not readable");
+  spec.trace = std::filesystem::absolute(o.trace).string();
+  spec.program = o.replay_program;
+  spec.allocstats_every = o.allocstats_every;
+  try {
+    if (o.given("--access")) spec.access = parse_memory_access(o.access);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return spec;
 }
 
 }  // namespace allocstress

@@ -39,6 +39,8 @@ struct WorkloadOptions {
   unsigned interleave = 0, churn = 0;
   double zipf = 0;
   bool hints = false;
+  std::string trace, replay_program, fit;
+  std::uint64_t allocstats_every = 0;
   bool reserve_os_pu = false, oversubscribe = false;
   std::string manifest;
   std::vector<CLI::Option*> tracked;
@@ -72,5 +74,12 @@ void check_new_output_file(const std::filesystem::path& path, bool force);
 
 // Overrides params fields with the options that were given; validates; throws UsageError.
 void apply_workload_options(const WorkloadOptions& options, AllocTestParams& params, PlacementRequest& placement);
+
+// The replay options (--trace, --access, --allocstats-every): the trace must be a readable file
+// (made absolute); throws UsageError.
+ReplaySpec replay_spec_for(const WorkloadOptions& options);
+
+// The fit file of --fit (made absolute in `path`), loaded and validated; throws UsageError.
+FitConfig load_fit_option(const WorkloadOptions& options, std::string& path);
 
 }  // namespace allocstress

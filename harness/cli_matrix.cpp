@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "../allocators/bump_allocator.hpp"
@@ -17,6 +18,7 @@
 #include "malloc_provider.hpp"
 #include "matrix_runner.hpp"
 #include "presets.hpp"
+#include "replay_cell.hpp"
 
 namespace allocstress {
 
@@ -94,10 +96,36 @@ std::string preflight(const std::string& exe, const AllocatorSpec& a, const std:
   return o.succeeded() ? "" : describe_failure(o, 60);
 }
 
+// A temporary folder holding the replay program of a plan, removed with this object.
+struct ReplayProgramFolder {
+  fs::path dir;
+  ~ReplayProgramFolder() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+// Builds the plan's replay program once, for every cell to map (plan.replay.program); returns
+// the trace's thread count.  A bad trace is bad input.
+unsigned prepare_replay_program(MatrixPlan& plan, ReplayProgramFolder& folder) {
+  folder.dir = make_temporary_folder("allocstress-replay-");
+  plan.replay.program = (folder.dir / "program.bin").string();
+  try {
+    build_replay_program_file(plan.replay.trace, plan.replay.allocstats_every, plan.replay.program);
+    return unsigned(MappedReplayProgram(plan.replay.program).threads().size());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace
 
 void MatrixCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("matrix", "Run allocators x threads x repetitions, one fresh process per cell");
+  const bool replay = subcommand == kReplayWorkload;
+  cmd = app.add_subcommand(subcommand, replay ? "Replay a trace against allocators (void baseline included), one fresh process per cell: "
+                                          "replay TRACE [--allocators a,b] [--reps N] [--access none|write|write_read]"
+                                        : "Run allocators x threads x repetitions, one fresh process per cell");
+  if (replay) cmd->add_option("trace", trace_argument, "The trace file (allocstress trace, or allocstress import)")->required();
   cmd->add_option("--preset", preset, "quick (default, ~45 s on a 2-core VM) or study (the 2018 study's sizes; minutes to hours)");
   cmd->add_option("--out", out, "Results file ending in .json (default out/alloc-test-<preset>-<time>.json); the .md table goes beside it");
   cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)");
@@ -118,6 +146,12 @@ void MatrixCommand::add_to(CLI::App& app) {
 
 int MatrixCommand::execute(const std::string& command_line) {
   const std::string exe = executable_path();
+  if (subcommand == kReplayWorkload) {
+    if (workload.given("--workload") || workload.given("--trace"))
+      throw UsageError("replay takes the trace as its argument: drop --workload/--trace (or use matrix --workload replay --trace FILE)");
+    workload.workload = kReplayWorkload;
+    workload.trace = trace_argument;
+  }
   if (resume) {
     for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--force",
                             "--manifest", "--reserve-os-pu", "--oversubscribe", "--cache-sim", "--profile", "--sample-every"})
@@ -132,13 +166,16 @@ int MatrixCommand::execute(const std::string& command_line) {
         throw UsageError(e.what());
       }
     }();
-    const MatrixPlan plan = [&] {
+    MatrixPlan plan = [&] {
       try {
         return MatrixPlan::from_json(journal.header().value("plan", nlohmann::json()));
       } catch (const std::runtime_error& e) {
         throw UsageError("journal " + journal_path_for(results).string() + ": " + e.what());
       }
     }();
+    ReplayProgramFolder replay_folder;
+    if (plan.workloads.front() == kReplayWorkload && prepare_replay_program(plan, replay_folder) != plan.thread_counts.front())
+      throw UsageError("the trace " + plan.replay.trace + " changed since the interrupted run (its thread count differs)");
     const nlohmann::json resumed = {{"resumed", {{"date", iso_utc_now()}, {"command_line", command_line}}}};
     return run_matrix(plan, journal, {results, table_path_for(results)}, exe, resumed);
   }
@@ -155,6 +192,17 @@ int MatrixCommand::execute(const std::string& command_line) {
   plan.workloads = selected_workloads(workload, true);
   apply_workload_options(workload, plan.params, plan.placement);
   const bool any_alloc_test = std::find(plan.workloads.begin(), plan.workloads.end(), kAllocTestWorkload) != plan.workloads.end();
+  const bool replay = plan.workloads.front() == kReplayWorkload;  // replay runs alone (selected_workloads)
+  const bool any_baseline = std::any_of(plan.workloads.begin(), plan.workloads.end(), has_void_baseline);
+  if (replay) {
+    plan.replay = replay_spec_for(workload);
+    if (!threads.empty()) throw UsageError("replay runs the trace's own threads, one worker each: drop --threads");
+  }
+  std::optional<FitConfig> fit;  // the fitted workload's model: its seed and threads unless given
+  if (std::find(plan.workloads.begin(), plan.workloads.end(), kFittedWorkload) != plan.workloads.end()) {
+    fit = load_fit_option(workload, plan.fit);
+    if (!workload.given("--seed")) plan.params.seed = fit->params.seed;
+  }
   bool any_structure = false;
   for (const auto& w : plan.workloads)
     if (is_structure_workload(w)) {
@@ -180,7 +228,14 @@ int MatrixCommand::execute(const std::string& command_line) {
 
   const Topology topology;
   const unsigned usable = topology.usable_pu_count(plan.placement.reserve_os_pu);
-  if (threads.empty()) {
+  ReplayProgramFolder replay_folder;  // removed when this command returns
+  if (replay) {
+    const unsigned n = prepare_replay_program(plan, replay_folder);
+    plan.thread_counts = {n};
+    if (n > usable) plan.placement.oversubscribe = true;  // the trace's threads share PUs (recorded as a warning per cell)
+  } else if (threads.empty() && fit) {
+    plan.thread_counts = {fit->params.threads};
+  } else if (threads.empty()) {
     for (unsigned t = 1; t <= usable; ++t) plan.thread_counts.push_back(t);
   } else {
     plan.thread_counts = parse_thread_list(threads);
@@ -209,7 +264,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   } else {
     for (const auto& s : catalog.all()) wanted.push_back(s.name);
   }
-  if (!any_alloc_test) std::erase(wanted, std::string("void"));  // the baseline of alloc-test only
+  if (!any_baseline) std::erase(wanted, std::string("void"));  // the baseline of alloc-test and replay only
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   for (const auto& name : wanted) {
@@ -241,7 +296,7 @@ int MatrixCommand::execute(const std::string& command_line) {
       if (const std::string why = pair_problem(plan, w, a.name); !why.empty()) plan.skipped.push_back({w, a.name, why});
   }
   if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
-  if (plan.allocators.size() < 2 && any_alloc_test) std::cerr << "note: only the void baseline will run\n";
+  if (plan.allocators.size() < 2 && any_baseline) std::cerr << "note: only the void baseline will run\n";
 
   const fs::path results = out.empty() ? default_output(plan.workloads, plan.preset) : fs::path(out);
   if (results.extension() != ".json")

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "cache_simulation.hpp"
 #include "cell_runner.hpp"
@@ -19,6 +20,8 @@
 #include "malloc_provider.hpp"
 #include "presets.hpp"
 #include "profile_run.hpp"
+#include "fitted_cell.hpp"
+#include "replay_cell.hpp"
 #include "syscall_trace.hpp"
 #include "results_journal.hpp"
 
@@ -79,6 +82,24 @@ int run_cache_simulation(char** argv, const EnvironmentChanges& env) {
   return print_cell_record(record);
 }
 
+// A replay cell: its thread count is the trace's (each recorded thread on its own worker).
+int run_replay_here(CellSpec cell, const AllocatorSpec& allocator, const Topology& topology, bool threads_given) {
+  std::unique_ptr<MappedReplayProgram> program;
+  try {
+    program = obtain_replay_program(cell.replay);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const unsigned n = unsigned(program->threads().size());
+  if (threads_given && cell.params.threads != n)
+    throw UsageError("the trace has " + std::to_string(n) + " thread(s) and replay runs each on its own worker: drop --threads (or pass --threads " +
+                     std::to_string(n) + ")");
+  cell.params.threads = cell.placement.threads = n;
+  if (n > topology.usable_pu_count(cell.placement.reserve_os_pu)) cell.placement.oversubscribe = true;
+  const std::vector<unsigned> pus = topology.choose_pus(cell.placement);
+  return print_cell_record(run_replay_cell(cell, allocator, topology, pus, *program));
+}
+
 }  // namespace
 
 void RunCommand::add_to(CLI::App& app) {
@@ -122,6 +143,17 @@ int RunCommand::execute(char** argv) {
       throw UsageError("allocator 'void' cannot run " + cell.workload +
                        ": it returns one buffer for every block, so no structure can be built (use it with alloc-test)");
   }
+  if (cell.workload == kReplayWorkload) {
+    cell.replay = replay_spec_for(workload);
+    if (cache_sim || profile) throw UsageError("--cache-sim and --profile do not apply to replay (accepted: a timing run)");
+  }
+  std::optional<FitConfig> fit;
+  if (cell.workload == kFittedWorkload) {
+    fit = load_fit_option(workload, cell.fit);
+    if (cache_sim || profile) throw UsageError("--cache-sim and --profile do not apply to fitted (accepted: a timing run)");
+    if (!workload.given("--seed")) cell.params.seed = fit->params.seed;
+    if (cmd->count("--threads") == 0) threads = std::to_string(fit->params.threads);
+  }
   cell.cache_sim = cache_sim;
   if (cache_sim && profile) throw UsageError("--profile and --cache-sim are separate runs: pass one of them");
   if (cache_sim && !is_structure_workload(cell.workload))
@@ -135,14 +167,14 @@ int RunCommand::execute(char** argv) {
   if (counts.size() != 1) throw UsageError("run takes one thread count, got '" + threads + "' (accepted: e.g. --threads 2)");
   cell.params.threads = cell.placement.threads = counts[0];
   try {
-    if (!is_structure_workload(cell.workload)) validate(cell.params);
+    if (cell.workload == kAllocTestWorkload) validate(cell.params);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
   Topology topology;
   std::vector<unsigned> pus;
   try {
-    pus = topology.choose_pus(cell.placement);
+    if (cell.workload != kReplayWorkload) pus = topology.choose_pus(cell.placement);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -164,6 +196,8 @@ int RunCommand::execute(char** argv) {
     std::cout << json_text({{"allocator", spec->name}, {"malloc_provider", malloc_provider_path()}}) << "\n";
     return 0;
   }
+  if (cell.workload == kReplayWorkload) return run_replay_here(cell, *spec, topology, cmd->count("--threads") > 0);
+  if (fit) return print_cell_record(run_fitted_cell(cell, *fit, *spec, topology, pus));
   const nlohmann::json record = run_cell_here(cell, *spec, topology, pus);
   return print_cell_record(record);
 }

@@ -1,11 +1,16 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// subcommands (list, run, matrix, probe, report, compare).  Every failure ends here as one line on stderr.
+// subcommands (list, run, matrix, probe, trace, trace-info, import,
+// replay, fit, report, compare).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "cli_commands.hpp"
+#include "cli_fit.hpp"
+#include "cli_import.hpp"
 #include "cli_python.hpp"
+#include "cli_trace.hpp"
+#include "cli_trace_info.hpp"
 
 int main(int argc, char** argv) {
   using namespace allocstress;
@@ -15,12 +20,22 @@ int main(int argc, char** argv) {
   RunCommand run;
   MatrixCommand matrix;
   ProbeCommand probe;
+  TraceCommand trace;
+  TraceInfoCommand trace_info;
+  ImportCommand import;
+  MatrixCommand replay(kReplayWorkload);
+  FitCommand fit;
   list.add_to(app);
   run.add_to(app);
   matrix.add_to(app);
   probe.add_to(app);
+  trace.add_to(app);
+  trace_info.add_to(app);
+  import.add_to(app);
+  replay.add_to(app);
+  fit.add_to(app);
   // Analysis commands are implemented in Python: every argument is passed on untouched.
-  CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR]");
+  CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
   CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
   for (CLI::App* sub : {report, compare}) {
     sub->set_help_flag();
@@ -34,6 +49,11 @@ int main(int argc, char** argv) {
     if (list.cmd->parsed()) return list.execute();
     if (run.cmd->parsed()) return run.execute(argv);
     if (probe.cmd->parsed()) return probe.execute();
+    if (trace.cmd->parsed()) return trace.execute();
+    if (trace_info.cmd->parsed()) return trace_info.execute();
+    if (import.cmd->parsed()) return import.execute();
+    if (replay.cmd->parsed()) return replay.execute(command_line);
+    if (fit.cmd->parsed()) return fit.execute();
     if (report->parsed()) return exec_python_command("report", report->remaining());
     if (compare->parsed()) return exec_python_command("compare", compare->remaining());
     return matrix.execute(command_line);

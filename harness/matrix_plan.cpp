@@ -19,6 +19,8 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   spec.placement = plan.placement;
   spec.params.threads = spec.placement.threads = threads;
   if (const auto it = plan.structure.find(workload); it != plan.structure.end()) spec.structure = it->second;
+  if (workload == kReplayWorkload) spec.replay = plan.replay;
+  if (workload == kFittedWorkload) spec.fit = plan.fit;
   spec.cache_sim = mode == Mode::simulate;
   spec.profile = mode == Mode::profile;
   spec.profile_spec.sample_every = plan.sample_every;
@@ -110,6 +112,9 @@ nlohmann::json MatrixPlan::to_json() const {
           {"workloads", workloads},
           {"params", plan_params},
           {"structure_params", structure_json},
+          {"replay", {{"trace", replay.trace}, {"program", replay.program}, {"memory_access", to_string(replay.access)},
+                      {"allocstats_every", replay.allocstats_every}}},
+          {"fit", fit},
           {"cache_sim", cache_sim},
           {"profile", profile},
           {"sample_every", sample_every},
@@ -148,6 +153,13 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
       s.zipf = sp.value("zipf", s.zipf);
       p.structure[w] = s;
     }
+    if (const auto r = j.find("replay"); r != j.end()) {
+      p.replay.trace = r->at("trace").get<std::string>();
+      p.replay.program = r->at("program").get<std::string>();
+      p.replay.access = parse_memory_access(r->at("memory_access").get<std::string>());
+      p.replay.allocstats_every = r->at("allocstats_every").get<std::uint64_t>();
+    }
+    p.fit = j.value("fit", std::string());
     p.cache_sim = j.at("cache_sim").get<bool>();
     p.profile = j.at("profile").get<bool>();
     p.sample_every = j.at("sample_every").get<std::uint64_t>();

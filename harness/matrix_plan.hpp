@@ -42,6 +42,8 @@ struct MatrixPlan {
   std::vector<std::string> workloads = {kAllocTestWorkload};
   AllocTestParams params;      // threads is set per cell; seed applies to every workload
   std::map<std::string, StructureParams> structure;  // per data-structure workload
+  ReplaySpec replay;           // the replay workload; its program is built once, in a temporary folder
+  std::string fit;             // the fitted workload's fit file
   PlacementRequest placement;  // threads is set per cell
   std::vector<unsigned> thread_counts;
   unsigned repetitions = 5;

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cell_spec.hpp"
 #include "statistics.hpp"
 
 namespace allocstress {
@@ -33,11 +34,11 @@ const std::pair<const char*, const char*> kAggregatedMetrics[] = {
 
 bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
 bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
-bool is_alloc_test(const Json& r) { return r.value("workload", "") == "alloc-test"; }
+bool has_baseline(const Json& r) { return has_void_baseline(r.value("workload", "")); }
 
-// The figure speed_vs_system compares: net cycles/pair (alloc-test), search cycles/visit (structures).
+// The figure speed_vs_system compares: net cycles/pair (alloc-test, replay), search cycles/visit (structures).
 const char* speed_metric(const std::string& workload) {
-  return workload == "alloc-test" ? "net_cycles_per_pair" : "search_cycles_per_visit";
+  return has_void_baseline(workload) ? "net_cycles_per_pair" : "search_cycles_per_visit";
 }
 
 using CellRep = std::tuple<std::string, unsigned, unsigned>;  // workload, threads, repetition
@@ -76,10 +77,10 @@ void attach_net_costs(std::vector<Json>& records) {
   };
   std::map<CellRep, Baseline> baseline;
   for (const auto& r : records)
-    if (is_ok_timing(r) && is_alloc_test(r) && r.at("allocator") == kBaselineAllocator)
+    if (is_ok_timing(r) && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
       baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>()};
   for (auto& r : records) {
-    if (!is_ok_timing(r) || !is_alloc_test(r)) continue;
+    if (!is_ok_timing(r) || !has_baseline(r)) continue;
     const auto it = baseline.find(workload_threads_rep(r));
     if (it == baseline.end()) {
       r["baseline_cycles_per_pair"] = nullptr;

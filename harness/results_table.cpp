@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "cell_spec.hpp"
+
 namespace allocstress {
 
 namespace {
@@ -27,7 +29,14 @@ std::string mib(const Json& bytes) { return fmt(bytes.is_number() ? Json(bytes.g
 
 std::string params_line(const std::string& workload, const Json& plan) {
   std::ostringstream s;
-  if (workload == "alloc-test") {
+  if (workload == "fitted") {
+    s << "fit " << plan.at("fit").get<std::string>() << " (sizes and lifetimes fitted to a trace), access "
+      << plan.at("params").at("memory_access").get<std::string>() << ", seed " << plan.at("params").at("seed");
+  } else if (workload == "replay") {
+    const Json& r = plan.at("replay");
+    s << "trace " << r.at("trace").get<std::string>() << " (each recorded thread on its own worker), access "
+      << r.at("memory_access").get<std::string>() << "; a pair = two operations of the trace";
+  } else if (workload == "alloc-test") {
     const Json& p = plan.at("params");
     s << p.at("slots_total") << " slots, E=" << p.at("max_size_exp") << ", " << p.at("iterations_per_thread")
       << " iterations/thread, access " << p.at("memory_access").get<std::string>() << ", seed " << p.at("seed");
@@ -41,12 +50,14 @@ std::string params_line(const std::string& workload, const Json& plan) {
   return s.str();
 }
 
-void alloc_test_rows(std::ostringstream& md, const std::vector<Cell>& order, std::map<Cell, std::map<std::string, const Json*>>& agg) {
+// Rows of a workload measured net of the void baseline (alloc-test, replay).
+void baseline_rows(std::ostringstream& md, const std::string& wanted, const std::vector<Cell>& order,
+                   std::map<Cell, std::map<std::string, const Json*>>& agg) {
   md << "| allocator | threads | reps ok | net cycles/pair | CV | net ns/pair | raw cycles/pair | overhead ratio | peak RSS MiB | speed vs system |\n"
      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& key : order) {
     const auto& [workload, allocator, threads] = key;
-    if (workload != "alloc-test") continue;
+    if (workload != wanted) continue;
     const Json& med = *agg[key]["median"];
     const Json& cv = *agg[key]["cv"];
     const bool baseline = allocator == "void";
@@ -186,7 +197,7 @@ std::string markdown_table(const Json& results) {
   }
   for (const auto& w : workloads) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";
-    if (w == "alloc-test") alloc_test_rows(md, order, agg);
+    if (has_void_baseline(w)) baseline_rows(md, w, order, agg);
     else structure_rows(md, w, order, agg);
   }
   simulation_rows(md, results.at("benchmarks"), agg);

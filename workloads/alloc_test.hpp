@@ -95,6 +95,29 @@ inline std::uint64_t read_block(const void* block, std::size_t bytes) {
   return sum;
 }
 
+// The allocation call every alloc-test-family loop shares, with the observer around it.
+template <Allocator A, class Observer>
+inline void* allocate_observed(A& alloc, Observer& observer, std::size_t size) {
+  const std::uint64_t token = observer.begin_op();
+  void* block = alloc.allocate(size);
+  observer.end_malloc(token, block, size);
+  return block;
+}
+
+// The free step every alloc-test-family loop shares (alloc-test, fitted): read the block back
+// (write_read), free it with the observer around the call, and count it in `out` and `live`.
+template <MemoryAccess kAccess, Allocator A, class Observer>
+inline void free_counted(A& alloc, Observer& observer, AllocTestThreadOutcome& out, std::uint64_t& live, void* block,
+                         std::uint64_t size, std::size_t slot) {
+  if constexpr (kAccess == MemoryAccess::write_read) out.read_checksum += read_block(block, size);
+  const std::uint64_t token = observer.begin_op();
+  alloc.deallocate(block, size);
+  observer.end_free(token, block, size);
+  live -= size;
+  ++out.frees;
+  out.op_stream_hash = hash_op(out.op_stream_hash, slot, false, size);
+}
+
 template <MemoryAccess kAccess, Allocator A, class Observer>
 AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
                                 const InverseSizeSampler& sizes, WorkloadRng& rng,
@@ -106,9 +129,7 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
     Slot& slot = slots[s];
     if (slot.size == 0) {
       const std::size_t size = sizes.sample(rng());
-      const std::uint64_t token = observer.begin_op();
-      void* block = alloc.allocate(size);
-      observer.end_malloc(token, block, size);
+      void* block = allocate_observed(alloc, observer, size);
       if (block == nullptr) [[unlikely]] {
         out.failed_allocation_bytes = size;
         break;
@@ -120,13 +141,7 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
       ++out.mallocs;
       out.op_stream_hash = hash_op(out.op_stream_hash, s, true, size);
     } else {
-      if constexpr (kAccess == MemoryAccess::write_read) out.read_checksum += read_block(slot.block, slot.size);
-      const std::uint64_t token = observer.begin_op();
-      alloc.deallocate(slot.block, slot.size);
-      observer.end_free(token, slot.block, slot.size);
-      live -= slot.size;
-      ++out.frees;
-      out.op_stream_hash = hash_op(out.op_stream_hash, s, false, slot.size);
+      free_counted<kAccess>(alloc, observer, out, live, slot.block, slot.size, s);
       slot.size = 0;
     }
   }

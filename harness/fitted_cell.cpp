@@ -1,0 +1,61 @@
+// Fitted cells (see fitted_cell.hpp).
+#include "fitted_cell.hpp"
+
+#include <optional>
+
+#include "../allocators/in_tree_registry.hpp"
+#include "../workloads/lifetime_workload.hpp"
+#include "cell_record.hpp"
+
+namespace allocstress {
+
+namespace {
+
+// One fitted worker thread (contract: measured_phase.hpp).
+template <Allocator A>
+class FittedWorker {
+ public:
+  FittedWorker(std::size_t index, const LifetimeModel& model, MemoryAccess access) : index_(unsigned(index)), model_(model), access_(access) {}
+
+  std::string setup() {
+    workspace_.emplace(model_, index_);  // the dry run sizes and touches the workspace, before the measured phase
+    alloc_.emplace(model_.max_size());
+    return "";
+  }
+  void run() { outcome = run_lifetime_thread(*alloc_, *workspace_, access_); }
+  void inspect() {}
+  void release() { release_lifetime_blocks(*alloc_, *workspace_); }
+
+  AllocTestThreadOutcome outcome;
+
+ private:
+  unsigned index_;
+  const LifetimeModel& model_;
+  MemoryAccess access_;
+  std::optional<LifetimeWorkspace> workspace_;
+  std::optional<A> alloc_;
+};
+
+}  // namespace
+
+nlohmann::json run_fitted_cell(const CellSpec& cell, const FitConfig& fit, const AllocatorSpec& allocator, const Topology& topology,
+                               const std::vector<unsigned>& pus) {
+  LifetimeParams params = fit.params;
+  params.threads = unsigned(pus.size());
+  params.seed = cell.params.seed;
+  const LifetimeModel model(params);
+  std::vector<AllocTestThreadOutcome> outcomes(pus.size());
+  const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
+    return run_measured_phase<FittedWorker<A>>(
+        topology, pus, PhaseHooks{}, [&](std::size_t i, FittedWorker<A>& w) { outcomes[i] = w.outcome; }, model, cell.params.access);
+  });
+  nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
+  rec["fitted"] = {{"allocations_per_thread", params.allocations_per_thread},
+                   {"size_rows", params.sizes.size()},
+                   {"lifetime_rows", params.lifetimes.size()},
+                   {"immortal_share", params.immortal_share},
+                   {"trace", fit.trace.path}};
+  return rec;
+}
+
+}  // namespace allocstress

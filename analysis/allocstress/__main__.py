@@ -1,10 +1,13 @@
 """Command line of the analysis package (reached as `allocstress report|compare ...`):
 
-    report RESULTS... [-o DIR]   self-contained HTML report + tables (md, tex, csv) + figures
+    report RESULTS... [-o DIR] [--trace TRACE]...
+                                 self-contained HTML report + tables (md, tex, csv) + figures;
+                                 each --trace adds a section analysing that trace
     compare A.json B.json        per-cell ratio B/A with CI and significance, geomean summary
 
-Bad input (missing, truncated, foreign or wrong-version files; bad options) ends with one line
-`allocstress: error: ...` on stderr and exit code 2."""
+Bad input (missing, truncated, foreign or wrong-version files, unreadable or corrupt traces; bad
+options) ends with one line `allocstress: error: ...` on stderr and exit code 2, before any
+report file is written."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import sys
 
 from .compare import METRICS
 from .loading import ResultsError, load
+from .traces import TraceFormatError
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -30,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     rep = sub.add_parser("report", help="HTML report of one or more results files")
     rep.add_argument("results", nargs="+", help="results files (*.json) written by allocstress matrix")
     rep.add_argument("-o", "--out", default=None, help="output folder (default: <first results>-report)")
+    rep.add_argument("--trace", action="append", default=[], metavar="TRACE",
+                     help="an allocstress trace to analyse in the report (repeatable)")
     cmp = sub.add_parser("compare", help="compare two results files cell by cell")
     cmp.add_argument("a", help="baseline results file (A)")
     cmp.add_argument("b", help="results file compared against A (B)")
@@ -42,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             from .report import write_report
             out = args.out or os.path.splitext(args.results[0])[0] + "-report"
-            index = write_report(args.results, out, "allocstress " + shlex.join(argv))
+            index = write_report(args.results, out, "allocstress " + shlex.join(argv), args.trace)
             print(index)
             return 0
         from . import compare
@@ -54,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             with csv:
                 table.to_csv(csv, index=False)
         return 0
-    except ResultsError as e:
+    except (ResultsError, TraceFormatError) as e:
         sys.stderr.write(f"allocstress: error: {e}\n")
         return 2
     except OSError as e:

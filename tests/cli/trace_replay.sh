@@ -46,6 +46,22 @@ rec=$("$ALLOCSTRESS" run --allocator pool --workload replay --trace "$T/cut.ast"
 got=$(field "r['status'], 0 < r['ops'] < 20000, any('cut short' in w for w in r['warnings'])" <<<"$rec")
 [ "$got" = "ok True True" ] && pass || fail "cut trace: $got"
 
+# A program nobody here wrote, traced and replayed end to end: sort on a generated file, then
+# python3 with its allocations routed through malloc.
+seq 1 20000 | awk '{print ($1 * 7919) % 100003}' >"$T/numbers.txt"
+"$ALLOCSTRESS" trace --out "$T/sort" -- sort -n "$T/numbers.txt" >"$T/sorted.txt" 2>"$T/trace.log" || fail "tracing sort failed: $(cat "$T/trace.log")"
+PYTHONMALLOC=malloc "$ALLOCSTRESS" trace --out "$T/py" -- /usr/bin/python3 -c 'import json; print(len(json.dumps([{str(i): [i] * 5} for i in range(20000)])))' \
+  >/dev/null 2>>"$T/trace.log" || fail "tracing python3 failed: $(cat "$T/trace.log")"
+for f in "$T"/sort.*.ast "$T"/py.*.ast; do
+  [ -f "$f" ] || { fail "no trace file written: $(cat "$T/trace.log")"; continue; }
+  for a in system pool; do
+    rec=$(timeout 120 "$ALLOCSTRESS" run --allocator "$a" --workload replay --trace "$f" --access write_read) || { fail "replay of $f on $a failed"; continue; }
+    got=$(field "r['status'], r['ops'] == r['trace']['ops'] > 100, r['peak_live_requested_bytes'] > 0" <<<"$rec")
+    [ "$got" = "ok True True" ] && pass || fail "replay of $(basename "$f") on $a: $got"
+  done
+done
+rm -f "$T"/sort.*.ast "$T"/py.*.ast "$T/numbers.txt" "$T/sorted.txt" "$T/trace.log"
+
 # Bad input: one line, exit 2, nothing written.
 printf 'hello\n' >"$T/text.ast"
 cp "$T/one.ast" "$T/corrupt.ast"

@@ -159,7 +159,9 @@ std::unique_ptr<MappedReplayProgram> obtain_replay_program(const ReplaySpec& spe
     } catch (const std::exception& e) {
       error = e.what();
     }
-    if (!error.empty() && ::write(fds[1], error.data(), error.size()) < 0) error += "";
+    if (!error.empty()) {
+      [[maybe_unused]] const ssize_t written = ::write(fds[1], error.data(), error.size());  // the parent reports it
+    }
     ::_exit(error.empty() ? 0 : 1);
   }
   ::close(fds[1]);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "matrix_plan.hpp"
 
 namespace allocstress {
 
@@ -58,12 +59,22 @@ struct MatrixCommand {
   double timeout_s = 0;
   bool resume = false;
   bool force = false;
+  // Backends (plan_file.hpp, slurm_backend.hpp): write the plan only, run a plan file, or submit to Slurm.
+  bool plan_only = false;
+  std::string plan_file;
+  std::string backend = "local";
+  std::string partition, time_limit, results_dir;
+  bool allow_local_results_dir = false;
   bool cache_sim = false;
   bool profile = false;
   std::uint64_t sample_every = 64;
   WorkloadOptions workload;
   void add_to(CLI::App& app);
   int execute(const std::string& command_line);
+
+ private:
+  int run_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe) const;
+  int submit_to_slurm(MatrixPlan plan, const nlohmann::json& context, const std::string& exe, const std::string& command_line) const;
 };
 
 }  // namespace allocstress

@@ -64,7 +64,7 @@ void WorkloadOptions::add_to(CLI::App& app) {
       app.add_option("--iterations", iterations, "Iterations per thread")->check(kWholeNumber),
       app.add_option("--access", access, "Memory access per block: none, write, write_read (alloc-test and fitted default write_read, replay none)"),
       app.add_option("--seed", seed, "Seed of the operation stream")->check(kWholeNumber),
-      app.add_option("--placement", placement, "Thread placement: compact (default) or scatter"),
+      app.add_option("--placement", placement, "Thread placement: " + placement_names() + " (default compact; one-per-core = SMT off, smt-pairs = both SMT siblings of a core)"),
       app.add_option("--nodes", nodes, "bintree/linkedlist/multilist: nodes (multilist: sub-list nodes)")->check(kWholeNumber),
       app.add_option("--node-size", node_size, "bintree/linkedlist/multilist: bytes per node, a multiple of 8")->check(kWholeNumber),
       app.add_option("--searches", searches, "bintree/linkedlist/multilist: queries per thread")->check(kWholeNumber),

@@ -18,7 +18,9 @@
 #include "malloc_provider.hpp"
 #include "matrix_runner.hpp"
 #include "presets.hpp"
+#include "plan_file.hpp"
 #include "replay_cell.hpp"
+#include "slurm_backend.hpp"
 
 namespace allocstress {
 
@@ -127,7 +129,9 @@ void MatrixCommand::add_to(CLI::App& app) {
                                         : "Run allocators x threads x repetitions, one fresh process per cell");
   if (replay) cmd->add_option("trace", trace_argument, "The trace file (allocstress trace, or allocstress import)")->required();
   cmd->add_option("--preset", preset, "quick (default, ~45 s on a 2-core VM) or study (the 2018 study's sizes; minutes to hours)");
-  cmd->add_option("--out", out, "Results file ending in .json (default out/alloc-test-<preset>-<time>.json); the .md table goes beside it");
+  cmd->add_option("-o,--out", out,
+                  "Results file ending in .json (default out/<workloads>-<preset>-<time>.json); the .md table goes beside it. "
+                  "With --plan-only: the plan file");
   cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)");
   cmd->add_option("--allocator", user_libraries, "Add a drop-in allocator NAME=/path/lib.so (repeatable)");
   cmd->add_option("--threads", threads, "Thread counts: 1,2,4 or 1-4 (default 1..usable PUs)");
@@ -141,11 +145,85 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--sample-every", sample_every, "--profile: time 1 in N operations (default 64)")->check(kWholeNumber);
   cmd->add_flag("--cache-sim", cache_sim,
                 "Add one callgrind cache-simulation cell per structure workload x allocator x threads (slow, deterministic)");
+  cmd->add_flag("--plan-only", plan_only, "Write the plan (every cell and its command) to --out and run nothing");
+  cmd->add_option("--plan", plan_file, "Run the cells of this plan file (from --plan-only) instead of planning from options");
+  cmd->add_option("--backend", backend, "Where cells run: local (default, one after the other here) or slurm (one sbatch array job)");
+  cmd->add_option("--partition", partition, "--backend slurm: the partition (default: the cluster's default)");
+  cmd->add_option("--time", time_limit, "--backend slurm: time limit per cell task, sbatch syntax (e.g. 10:00)");
+  cmd->add_option("--results-dir", results_dir, "--backend slurm: a directory on a filesystem every node sees; each task writes its record there");
+  cmd->add_flag("--allow-local-results-dir", allow_local_results_dir, "--backend slurm: accept a node-local (tmpfs) results directory (single-node clusters)");
   workload.add_to(*cmd);
+}
+
+int MatrixCommand::submit_to_slurm(MatrixPlan plan, const nlohmann::json& context, const std::string& exe, const std::string& command_line) const {
+  const SlurmOptions options{partition, time_limit, results_dir, allow_local_results_dir};
+  check_slurm_submission(options);  // before anything is written or submitted
+  const SlurmResultsDir dir{results_dir};
+  std::size_t cells = 0;
+  if (fs::exists(dir.plan())) {
+    if (!resume)
+      throw UsageError("results directory " + results_dir + " already holds a plan: pass --resume to submit its cells without a record, or choose another --results-dir");
+    try {
+      cells = read_plan_file(dir.plan()).cells.size();
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+  } else {
+    if (resume) throw UsageError("nothing to resume: " + dir.plan().string() + " does not exist");
+    if (plan.workloads.front() == kReplayWorkload && fs::exists(plan.replay.program)) {  // every node reads the program from here
+      const fs::path program = dir.root / "replay-program.bin";
+      fs::copy_file(plan.replay.program, program, fs::copy_options::overwrite_existing);
+      plan.replay.program = fs::absolute(program).string();
+    }
+    write_file_atomically(dir.plan(), json_text(plan_file_json(plan, context, exe, command_line), 2) + "\n");
+    cells = plan.cells().size();
+  }
+  const std::vector<std::size_t> todo = cells_to_submit(dir, cells, slurm_task_states(dir));
+  if (todo.empty()) {
+    std::cout << "nothing to submit: every cell of " << results_dir << " has a record or a pending/running task (allocstress status " << results_dir << ")\n";
+    return 0;
+  }
+  std::string job;
+  try {
+    job = submit_cells(dir, options, todo, exe);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "allocstress: error: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << "submitted job " << job << ": " << todo.size() << " of " << cells << " cells, one array task each (--exclusive)\n"
+            << "follow:  allocstress status " << results_dir << "\n"
+            << "then:    allocstress merge " << results_dir << " -o results.json\n";
+  return 0;
 }
 
 int MatrixCommand::execute(const std::string& command_line) {
   const std::string exe = executable_path();
+  if (backend != "local" && backend != "slurm") throw UsageError("unknown --backend '" + backend + "' (accepted: local, slurm)");
+  if (backend != "slurm")
+    for (const char* opt : {"--partition", "--time", "--results-dir", "--allow-local-results-dir"})
+      if (cmd->count(opt) > 0) throw UsageError(std::string(opt) + " applies to --backend slurm only");
+  if (plan_only && (backend == "slurm" || resume || !plan_file.empty()))
+    throw UsageError("--plan-only writes a plan and runs nothing: drop --backend slurm, --resume and --plan");
+  if (plan_only && out.empty()) throw UsageError("--plan-only needs -o FILE.json, the plan file to write");
+  if (backend == "slurm" && resume) {  // the plan is the results directory's own
+    for (const auto* o : workload.tracked)
+      if (o->count() > 0) throw UsageError("--resume submits the results directory's own plan; drop " + o->get_name());
+    return submit_to_slurm(MatrixPlan{}, nlohmann::json::object(), exe, command_line);
+  }
+  if (!plan_file.empty()) {  // a plan written by --plan-only, run by either backend
+    for (const auto* o : workload.tracked)
+      if (o->count() > 0) throw UsageError("--plan runs the plan file's own cells; drop " + o->get_name());
+    for (const char* opt : {"--preset", "--allocators", "--allocator", "--threads", "--reps", "--timeout", "--cache-sim", "--profile", "--resume"})
+      if (cmd->count(opt) > 0) throw UsageError(std::string("--plan runs the plan file's own cells; drop ") + opt);
+    PlanFile file;
+    try {
+      file = read_plan_file(plan_file);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+    if (backend == "slurm") return submit_to_slurm(file.plan, file.context, exe, command_line);
+    return run_locally(file.plan, file.context, exe);
+  }
   if (subcommand == kReplayWorkload) {
     if (workload.given("--workload") || workload.given("--trace"))
       throw UsageError("replay takes the trace as its argument: drop --workload/--trace (or use matrix --workload replay --trace FILE)");
@@ -227,7 +305,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     throw UsageError("--timeout must be a number of seconds in (0, 1000000]");
 
   const Topology topology;
-  const unsigned usable = topology.usable_pu_count(plan.placement.reserve_os_pu);
+  const unsigned usable = topology.usable_worker_count(plan.placement.policy, plan.placement.reserve_os_pu);
   ReplayProgramFolder replay_folder;  // removed when this command returns
   if (replay) {
     const unsigned n = prepare_replay_program(plan, replay_folder);
@@ -298,6 +376,19 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
   if (plan.allocators.size() < 2 && any_baseline) std::cerr << "note: only the void baseline will run\n";
 
+  nlohmann::json context = machine_context(topology, command_line);
+  if (plan_only) {
+    check_new_output_file(out, force);
+    write_file_atomically(out, json_text(plan_file_json(plan, context, exe, command_line), 2) + "\n");
+    std::cout << "plan: " << plan.cells().size() << " cells -> " << out << "\nrun it with: allocstress matrix --plan " << out
+              << " [--backend slurm --results-dir DIR] [--out results.json]\n";
+    return 0;
+  }
+  if (backend == "slurm") return submit_to_slurm(plan, context, exe, command_line);
+  return run_locally(plan, context, exe);
+}
+
+int MatrixCommand::run_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe) const {
   const fs::path results = out.empty() ? default_output(plan.workloads, plan.preset) : fs::path(out);
   if (results.extension() != ".json")
     throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
@@ -312,7 +403,6 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (access(results.has_parent_path() ? results.parent_path().c_str() : ".", W_OK) != 0)
     throw UsageError("output folder of " + results.string() + " is not writable");
 
-  nlohmann::json context = machine_context(topology, command_line);
   // The environment check: everything that makes figures less trustworthy, before any cell runs.
   for (const auto& w : context.at("warnings")) std::cerr << "warning: " << w.get<std::string>() << "\n";
   ResultsJournal journal = ResultsJournal::create(journal_path_for(results), {{"plan", plan.to_json()}, {"context", context}});

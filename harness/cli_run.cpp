@@ -95,7 +95,7 @@ int run_replay_here(CellSpec cell, const AllocatorSpec& allocator, const Topolog
     throw UsageError("the trace has " + std::to_string(n) + " thread(s) and replay runs each on its own worker: drop --threads (or pass --threads " +
                      std::to_string(n) + ")");
   cell.params.threads = cell.placement.threads = n;
-  if (n > topology.usable_pu_count(cell.placement.reserve_os_pu)) cell.placement.oversubscribe = true;
+  if (n > topology.usable_worker_count(cell.placement.policy, cell.placement.reserve_os_pu)) cell.placement.oversubscribe = true;
   const std::vector<unsigned> pus = topology.choose_pus(cell.placement);
   return print_cell_record(run_replay_cell(cell, allocator, topology, pus, *program));
 }

@@ -1,6 +1,6 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
 // subcommands (list, run, matrix, probe, trace, trace-info, import,
-// replay, fit, report, compare).  Every failure ends here as one line on stderr.
+// replay, fit, run-cell, status, merge, report, compare).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -9,6 +9,7 @@
 #include "cli_fit.hpp"
 #include "cli_import.hpp"
 #include "cli_python.hpp"
+#include "cli_slurm.hpp"
 #include "cli_trace.hpp"
 #include "cli_trace_info.hpp"
 
@@ -25,6 +26,9 @@ int main(int argc, char** argv) {
   ImportCommand import;
   MatrixCommand replay(kReplayWorkload);
   FitCommand fit;
+  RunCellCommand run_cell;
+  StatusCommand status;
+  MergeCommand merge;
   list.add_to(app);
   run.add_to(app);
   matrix.add_to(app);
@@ -34,6 +38,9 @@ int main(int argc, char** argv) {
   import.add_to(app);
   replay.add_to(app);
   fit.add_to(app);
+  run_cell.add_to(app);
+  status.add_to(app);
+  merge.add_to(app);
   // Analysis commands are implemented in Python: every argument is passed on untouched.
   CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
   CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
@@ -54,6 +61,9 @@ int main(int argc, char** argv) {
     if (import.cmd->parsed()) return import.execute();
     if (replay.cmd->parsed()) return replay.execute(command_line);
     if (fit.cmd->parsed()) return fit.execute();
+    if (run_cell.cmd->parsed()) return run_cell.execute(command_line);
+    if (status.cmd->parsed()) return status.execute();
+    if (merge.cmd->parsed()) return merge.execute();
     if (report->parsed()) return exec_python_command("report", report->remaining());
     if (compare->parsed()) return exec_python_command("compare", compare->remaining());
     return matrix.execute(command_line);

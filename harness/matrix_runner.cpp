@@ -36,7 +36,8 @@ const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
   throw std::logic_error("cell names an allocator outside its plan: " + name);
 }
 
-// Runs one cell in a fresh process and returns its entry (ok, or failed with the reason).
+}  // namespace
+
 nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
                             const fs::path& temp_folder, ChildOutcome& outcome) {
   const AllocatorSpec& a = spec_of(plan, cell.spec.allocator);
@@ -58,14 +59,27 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   return record;
 }
 
-}  // namespace
-
 std::vector<std::string> cell_command(const std::string& executable, const MatrixPlan& plan, const MatrixCell& cell) {
   std::vector<std::string> argv = {executable, "run"};
   for (auto& a : run_arguments(cell.spec)) argv.push_back(std::move(a));
   argv.push_back("--manifest");
   argv.push_back(plan.manifest);
   return argv;
+}
+
+void write_results(const MatrixPlan& plan, nlohmann::json context, std::vector<nlohmann::json> records, const MatrixOutputs& outputs) {
+  const nlohmann::json results = assemble_results(std::move(context), plan, std::move(records));
+  const std::string table = markdown_table(results);
+  write_file_atomically(outputs.results_json, json_text(results, 2) + "\n");
+  write_file_atomically(outputs.table_md, table);
+  std::cout << "\n" << table << "\nresults: " << outputs.results_json.string() << "\ntable:   " << outputs.table_md.string() << "\n";
+  try {
+    const std::filesystem::path report = produce_report(outputs.results_json);
+    std::cout << "report:  " << report.string() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "note: the HTML report was not produced (" << e.what() << "); the results are complete: run "
+              << "`allocstress report " << outputs.results_json.string() << "` to retry\n";
+  }
 }
 
 int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable,
@@ -123,21 +137,10 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   for (const auto& cell : cells) records.push_back(journal.records().at(cell.key));
   nlohmann::json context = journal.header().at("context");
   context.update(context_additions);
-  const nlohmann::json results = assemble_results(std::move(context), plan, std::move(records));
-  const std::string table = markdown_table(results);
-  write_file_atomically(outputs.results_json, json_text(results, 2) + "\n");
-  write_file_atomically(outputs.table_md, table);
+  write_results(plan, std::move(context), std::move(records), outputs);
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);
   fs::remove_all(temp_folder, ec);
-  std::cout << "\n" << table << "\nresults: " << outputs.results_json.string() << "\ntable:   " << outputs.table_md.string() << "\n";
-  try {
-    const std::filesystem::path report = produce_report(outputs.results_json);
-    std::cout << "report:  " << report.string() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "note: the HTML report was not produced (" << e.what() << "); the results are complete: run "
-              << "`allocstress report " << outputs.results_json.string() << "` to retry\n";
-  }
   if (failed > 0) std::cerr << "note: " << failed << " cell(s) failed; their reasons are in the results and under the table\n";
   return 0;
 }

@@ -187,7 +187,8 @@ int MatrixCommand::submit_to_slurm(MatrixPlan plan, const nlohmann::json& contex
   try {
     job = submit_cells(dir, options, todo, exe);
   } catch (const std::runtime_error& e) {
-    std::cerr << "allocstress: error: " << e.what() << "\n";
+    std::cerr << "allocstress: error: " << e.what() << " (the plan is kept in " << dir.plan().string()
+              << ": fix the cause and re-submit with --resume)\n";
     return 1;
   }
   std::cout << "submitted job " << job << ": " << todo.size() << " of " << cells << " cells, one array task each (--exclusive)\n"

@@ -35,6 +35,15 @@ expect_error 2 "node-local tmpfs" -- "$ALLOCSTRESS" matrix "${R[@]}" --backend s
 [ ! -e /dev/shm/allocstress-test-$$ ] && pass || fail "the refused tmpfs results directory was created"
 expect_error 2 "cannot be created" -- "$ALLOCSTRESS" matrix "${R[@]}" "${S[@]}" --results-dir "$T/a-file/d"
 
+# A submission sbatch refuses (no such partition): one error line, the plan kept for --resume.
+"$ALLOCSTRESS" matrix "${R[@]}" --backend slurm --allow-local-results-dir --partition nosuch --results-dir "$T/f" >"$T/out.txt" 2>"$T/err.txt"
+rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <"$T/err.txt")" = 1 ] && grep -q "sbatch refused the job: .*partition.*re-submit with --resume" "$T/err.txt" &&
+  [ -f "$T/f/plan.json" ] && pass || fail "refused submission: exit $rc: $(cat "$T/err.txt")"
+"$ALLOCSTRESS" matrix "${S[@]}" --results-dir "$T/f" --resume >"$T/out.txt" 2>&1 && grep -q "submitted job .*: 6 of 6 cells" "$T/out.txt" && pass ||
+  fail "resume after a refused submission: $(cat "$T/out.txt")"
+slurm_wait_jobs "$(job_of "$T/f")" 300 || fail "the job after the refused submission did not finish"
+
 # A re-submission of a finished directory submits nothing; without --resume it is refused.
 "$ALLOCSTRESS" matrix "${S[@]}" --results-dir "$T/d" --resume >"$T/again.txt" 2>&1 && grep -q "nothing to submit" "$T/again.txt" && pass ||
   fail "resume of a finished directory: $(cat "$T/again.txt")"

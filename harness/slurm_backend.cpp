@@ -48,6 +48,22 @@ std::string field(const std::string& line, const std::string& key) {
   return line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
+// The task ids of an ArrayTaskId field: "7", or a never-split record's "0-5", "0,2,4-7" or "0-9%2".
+std::vector<std::size_t> array_task_ids(std::string text) {
+  text = text.substr(0, text.find('%'));
+  std::vector<std::size_t> ids;
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto dash = item.find('-');
+    const std::string first = item.substr(0, dash), last = dash == std::string::npos ? first : item.substr(dash + 1);
+    if (first.empty() || last.empty() || first.find_first_not_of("0123456789") != std::string::npos ||
+        last.find_first_not_of("0123456789") != std::string::npos || first.size() > 9 || last.size() > 9)
+      continue;
+    for (std::size_t i = std::stoul(first); i <= std::stoul(last); ++i) ids.push_back(i);
+  }
+  return ids;
+}
+
 // cell index -> job id of its latest submission.
 std::map<std::size_t, std::string> latest_submissions(const SlurmResultsDir& dir) {
   std::map<std::size_t, std::string> out;
@@ -149,20 +165,23 @@ std::map<std::size_t, SlurmTaskState> slurm_task_states(const SlurmResultsDir& d
       std::getline(w >> std::ws, reason);
       if (task.find_first_not_of("0123456789") == std::string::npos) live[std::stoul(task)] = {job + "_" + task, state, reason};
     }
+    std::map<std::size_t, std::string> ended;  // task -> its `scontrol -o show job` record (one call per job)
+    if (live.size() < cells.size()) {
+      const ChildOutcome s = slurm_command("scontrol", {"-o", "show", "job", job});
+      std::istringstream records(s.succeeded() ? s.out : "");
+      for (std::string line; std::getline(records, line);)
+        for (std::size_t task : array_task_ids(field(line, "ArrayTaskId")))
+          ended.emplace(task, line);  // its own record, or the range record of tasks never split (e.g. cancelled while pending)
+    }
     for (std::size_t cell : cells) {
-      if (const auto it = live.find(cell); it != live.end()) {
-        out[cell] = it->second;
-        continue;
-      }
       const std::string task = job + "_" + std::to_string(cell);
-      const ChildOutcome s = slurm_command("scontrol", {"-o", "show", "job", task});
-      const std::string line = last_line(s.out);
-      const std::string state = s.succeeded() ? field(line, "JobState") : "";
       const std::string log = (dir.logs() / (task + ".out")).string();
-      if (state.empty())
-        out[cell] = {task, "UNKNOWN", "Slurm no longer knows this task (ended over MinJobAge ago, or never ran); log: " + log};
+      if (const auto it = live.find(cell); it != live.end())
+        out[cell] = it->second;
+      else if (const auto e = ended.find(cell); e != ended.end())
+        out[cell] = {task, field(e->second, "JobState"), "reason " + field(e->second, "Reason") + ", exit code " + field(e->second, "ExitCode") + "; log: " + log};
       else
-        out[cell] = {task, state, "reason " + field(line, "Reason") + ", exit code " + field(line, "ExitCode") + "; log: " + log};
+        out[cell] = {task, "UNKNOWN", "Slurm no longer knows this task (ended over MinJobAge ago, or never ran); log: " + log};
     }
   }
   return out;

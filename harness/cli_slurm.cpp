@@ -83,7 +83,9 @@ void StatusCommand::add_to(CLI::App& app) {
 int StatusCommand::execute() {
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
-  const auto states = find_on_path("squeue").empty() ? std::map<std::size_t, SlurmTaskState>{} : slurm_task_states(d);
+  const bool slurm_here = !find_on_path("squeue").empty() && !find_on_path("scontrol").empty();
+  const auto states = slurm_here ? slurm_task_states(d) : std::map<std::size_t, SlurmTaskState>{};
+  if (!slurm_here) std::cout << "note: squeue/scontrol are not on PATH here: cells without a record are listed as not submitted\n";
   std::map<std::string, std::vector<std::string>> groups;  // status -> lines
   for (std::size_t i = 0; i < plan.cells.size(); ++i) {
     const nlohmann::json rec = cell_record(d, i);

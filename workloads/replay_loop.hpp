@@ -174,6 +174,12 @@ ReplayThreadOutcome run(A& a, std::span<const ReplayOp> ops, ReplayShared& share
       std::memset(user_pointer<A>(block, op.align_log2), int(op.slot & 0xff), std::size_t(op.size));
     shared.blocks[op.slot].store(block, std::memory_order_release);
   };
+  // The allocator returned nullptr: the replay stops here, and every other worker with it.
+  auto refused = [&](const char* what, std::uint64_t size) {
+    out.failed_allocation_bytes = size;
+    fail(what + std::to_string(size) + " bytes returned nullptr");
+    return out;
+  };
   // A consumed slot without a block: the replay was stopped by another worker, or the program is wrong.
   auto missing = [&](std::uint32_t slot) {
     if (out.failure.empty() && !shared.stop.load()) fail("replay program: slot " + std::to_string(slot) + " consumed before it was produced");
@@ -188,11 +194,8 @@ ReplayThreadOutcome run(A& a, std::span<const ReplayOp> ops, ReplayShared& share
       case ReplayOpKind::allocate:
       case ReplayOpKind::allocate_zeroed: {
         void* block = allocate(a, op);
-        if (block == nullptr) [[unlikely]] {
-          out.failed_allocation_bytes = op.size;
-          fail("allocation of " + std::to_string(op.size) + " bytes returned nullptr");
-          return out;
-        }
+        if (block == nullptr) [[unlikely]]
+          return refused("allocation of ", op.size);
         produced(op, block);
         ++out.allocations;
         break;
@@ -212,11 +215,8 @@ ReplayThreadOutcome run(A& a, std::span<const ReplayOp> ops, ReplayShared& share
           return missing(op.old_slot);
         consumed(old_block, op.old_size, op.old_align_log2);
         void* block = reallocate(a, old_block, op);
-        if (block == nullptr) [[unlikely]] {
-          out.failed_allocation_bytes = op.size;
-          fail("reallocation to " + std::to_string(op.size) + " bytes returned nullptr");
-          return out;
-        }
+        if (block == nullptr) [[unlikely]]
+          return refused("reallocation to ", op.size);
         produced(op, block);
         ++out.reallocations;
         break;

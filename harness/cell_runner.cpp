@@ -8,6 +8,10 @@
 #include "allocator_fingerprint.hpp"
 #include "allocator_memory.hpp"
 #include "cell_record.hpp"
+#include "cross_thread_cell.hpp"
+#include "false_sharing_cell.hpp"
+#include "lifetime_model_cell.hpp"
+#include "phase_cell.hpp"
 #include "latency_profile.hpp"
 #include "perf_counters.hpp"
 #include "syscall_trace.hpp"
@@ -28,10 +32,10 @@ struct SamplePass {
 // One alloc-test worker thread (contract: measured_phase.hpp).  In the sample pass of a profile
 // run it also times 1 in N operations (LatencyObserver), counts perf events around its loop and
 // sums the usable size of its live blocks at the end of the loop.
-template <Allocator A>
+template <Allocator A, class Sizes>
 class AllocTestWorker {
  public:
-  AllocTestWorker(std::size_t index, const AllocTestParams& p, const ParetoSlotPicker& picker, const InverseSizeSampler& sizes,
+  AllocTestWorker(std::size_t index, const AllocTestParams& p, const ParetoSlotPicker& picker, const Sizes& sizes,
                   const SamplePass* sample)
       : p_(p), picker_(picker), sizes_(sizes), rng_(make_thread_rng(p.seed, unsigned(index))), sample_(sample) {}
 
@@ -69,7 +73,7 @@ class AllocTestWorker {
  private:
   const AllocTestParams& p_;
   const ParetoSlotPicker& picker_;
-  const InverseSizeSampler& sizes_;
+  const Sizes& sizes_;
   WorkloadRng rng_;
   const SamplePass* sample_;
   std::optional<SlotArray> slots_;
@@ -128,7 +132,6 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
                                    const std::vector<unsigned>& pus) {
   const AllocTestParams& p = cell.params;
   const ParetoSlotPicker picker(p.slots_per_thread());
-  const InverseSizeSampler sizes(p.max_size_exp);
   std::vector<AllocTestThreadOutcome> outcomes(pus.size());
   std::vector<WorkerProfile> profiles(pus.size());
   const bool sampling = cell.profile && cell.profile_spec.pass == "sample";
@@ -143,14 +146,16 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
     hooks.at_go = [] { mark_phase(kPhaseGoMarker); };
     hooks.at_done = [] { mark_phase(kPhaseDoneMarker); };
   }
-  const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
-    return run_measured_phase<AllocTestWorker<A>>(
+  const PhaseMeasurement m = with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+    return visit_allocator_type(allocator.name, [&]<class A>() {
+    return run_measured_phase<AllocTestWorker<A, Sizes>>(
         topology, pus, hooks,
-        [&](std::size_t i, AllocTestWorker<A>& w) {
+        [&](std::size_t i, AllocTestWorker<A, Sizes>& w) {
           outcomes[i] = w.outcome;
           if (w.observer) profiles[i] = {std::move(w.observer), w.counters->values_with_provenance(), w.usable_live_bytes};
         },
         p, picker, sizes, sampling ? &sample : nullptr);
+    });
   });
 
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
@@ -196,6 +201,11 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
 nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
                              const std::vector<unsigned>& pus) {
   if (is_structure_workload(cell.workload)) return run_structure_cell(cell, allocator, topology, pus);
+  if (cell.workload == kXThreadWorkload) return run_xthread_cell(cell, allocator, topology, pus);
+  if (cell.workload == kLarsonWorkload) return run_larson_cell(cell, allocator, topology, pus);
+  if (cell.workload == kLifetimeWorkload) return run_lifetime_model_cell(cell, allocator, topology, pus);
+  if (is_phase_workload(cell.workload)) return run_phase_cell(cell, allocator, topology, pus);
+  if (is_false_sharing_workload(cell.workload)) return run_false_sharing_cell(cell, allocator, topology, pus);
   return run_alloc_test_cell(cell, allocator, topology, pus);
 }
 

@@ -1,17 +1,23 @@
 // Command-line and JSON renderings of a cell.
 #include "cell_spec.hpp"
 
+#include "model_specs_json.hpp"
+
 namespace allocstress {
 
 const std::vector<std::string>& workload_names() {
-  static const std::vector<std::string> names = {kAllocTestWorkload, kBinTreeWorkload, kLinkedListWorkload, kMultiListWorkload,
-                                                 kReplayWorkload, kFittedWorkload};
+  static const std::vector<std::string> names = {
+      kAllocTestWorkload,   kBinTreeWorkload,      kLinkedListWorkload,   kMultiListWorkload,          kReplayWorkload,
+      kFittedWorkload,      kXThreadWorkload,      kLarsonWorkload,       kLifetimeWorkload,           kPhaseRampWorkload,
+      kPhasePlateauWorkload, kPhasePeakWorkload,   kFalseSharingActiveWorkload, kFalseSharingPassiveWorkload};
   return names;
 }
 
-bool has_void_baseline(const std::string& workload) {
-  return workload == kAllocTestWorkload || workload == kReplayWorkload || workload == kFittedWorkload;
-}
+bool uses_slots(const std::string& w) { return w == kAllocTestWorkload || w == kXThreadWorkload || w == kLarsonWorkload; }
+
+bool draws_sizes(const std::string& w) { return uses_slots(w) || w == kLifetimeWorkload || is_phase_workload(w); }
+
+bool has_void_baseline(const std::string& w) { return draws_sizes(w) || w == kReplayWorkload || w == kFittedWorkload; }
 
 std::vector<std::string> run_arguments(const CellSpec& c) {
   std::vector<std::string> args = {"--allocator",
@@ -42,11 +48,35 @@ std::vector<std::string> run_arguments(const CellSpec& c) {
   } else if (c.workload == kFittedWorkload) {
     add("--fit", c.fit);
     add("--access", std::string(to_string(c.params.access)));
+  } else if (is_false_sharing_workload(c.workload)) {
+    const FalseSharingSpec& f = c.false_sharing;
+    add("--object-size", std::to_string(f.object_size));
+    add("--objects", std::to_string(f.objects));
+    add("--writes", std::to_string(f.writes));
+    add("--rounds", std::to_string(f.rounds));
   } else {
-    add("--slots", std::to_string(c.params.slots_total));
+    if (uses_slots(c.workload)) add("--slots", std::to_string(c.params.slots_total));
+    add("--sizes", std::string(to_string(c.params.sizes)));
     add("--max-size-exp", std::to_string(c.params.max_size_exp));
     add("--iterations", std::to_string(c.params.iterations_per_thread));
     add("--access", std::string(to_string(c.params.access)));
+    if (c.workload == kXThreadWorkload) {
+      add("--remote-share", nlohmann::json(c.cross_thread.remote_share * 100).dump());
+      add("--queue-capacity", std::to_string(c.cross_thread.queue_capacity));
+    } else if (c.workload == kLarsonWorkload) {
+      add("--rounds", std::to_string(c.cross_thread.rounds));
+    } else if (c.workload == kLifetimeWorkload) {
+      add("--lifetime", std::string(to_string(c.lifetime.shape)));
+      add("--live-bytes", std::to_string(c.lifetime.live_bytes));
+    } else if (is_phase_workload(c.workload)) {
+      add("--live-bytes", std::to_string(c.phases.live_bytes));
+      if (c.workload == kPhasePeakWorkload) {
+        add("--drop-share", nlohmann::json(c.phases.drop_share * 100).dump());
+        add("--peaks", std::to_string(c.phases.peaks));
+        add("--drop-pause-ms", std::to_string(c.phases.pause_ms));
+        add("--drop-order", std::string(to_string(c.phases.drop_order)));
+      }
+    }
   }
   add("--seed", std::to_string(c.params.seed));
   add("--placement", std::string(to_string(c.placement.policy)));
@@ -75,6 +105,23 @@ nlohmann::json cell_params_json(const CellSpec& c) {
   if (c.workload == kReplayWorkload)
     return {{"trace", c.replay.trace}, {"memory_access", to_string(c.replay.access)}, {"allocstats_every", c.replay.allocstats_every},
             {"seed", c.params.seed}};
+  if (is_false_sharing_workload(c.workload)) {
+    nlohmann::json j = c.false_sharing;
+    j["seed"] = c.params.seed;
+    return j;
+  }
+  if (draws_sizes(c.workload)) {
+    nlohmann::json j = params_json(c.params);
+    if (!uses_slots(c.workload)) {
+      j.erase("slots_total");
+      j.erase("slots_per_thread");
+    }
+    if (c.workload == kXThreadWorkload) j.update(nlohmann::json{{"remote_share", c.cross_thread.remote_share}, {"queue_capacity", c.cross_thread.queue_capacity}});
+    if (c.workload == kLarsonWorkload) j["rounds"] = c.cross_thread.rounds;
+    if (c.workload == kLifetimeWorkload) j.update(nlohmann::json(c.lifetime));
+    if (is_phase_workload(c.workload)) j.update(nlohmann::json(c.phases));
+    return j;
+  }
   if (!is_structure_workload(c.workload)) return params_json(c.params);
   nlohmann::json j = structure_params_json(c.workload, c.structure);
   j["seed"] = c.params.seed;
@@ -87,6 +134,7 @@ nlohmann::json params_json(const AllocTestParams& p) {
           {"max_size_exp", p.max_size_exp},
           {"iterations_per_thread", p.iterations_per_thread},
           {"memory_access", to_string(p.access)},
+          {"size_model", to_string(p.sizes)},
           {"seed", p.seed}};
 }
 

@@ -9,7 +9,11 @@
 #include <vector>
 
 #include "../workloads/alloc_test.hpp"
+#include "../workloads/cross_thread_params.hpp"
+#include "../workloads/false_sharing_params.hpp"
+#include "../workloads/lifetime_models.hpp"
 #include "../workloads/lifetime_params.hpp"
+#include "../workloads/phase_params.hpp"
 #include "../workloads/structure_params.hpp"
 #include "topology.hpp"
 
@@ -21,6 +25,11 @@ inline constexpr const char* kReplayWorkload = "replay";
 
 // Workloads whose cost is net of the void baseline (the others cannot run on void).
 bool has_void_baseline(const std::string& workload);
+// Workloads that draw block sizes from `--sizes` (AllocTestParams.sizes, max_size_exp), with
+// iterations per thread and a memory access mode: alloc-test, xthread, larson, lifetime, phase-*.
+bool draws_sizes(const std::string& workload);
+// Workloads with alloc-test's slot arrays (`--slots`): alloc-test, xthread, larson.
+bool uses_slots(const std::string& workload);
 
 // A replay cell (workloads/replay_loop.hpp): which trace, and how.
 struct ReplaySpec {
@@ -40,9 +49,11 @@ struct ProfileSpec {
   std::uint64_t large_from = 0;        // sizes from here are "large"; 0 = none
 };
 
-// params.threads and params.seed apply to every workload; the rest of `params` only to
-// alloc-test, `structure` only to bintree, linkedlist and multilist, `replay` only to replay
-// (whose thread count is the trace's).
+// params.threads and params.seed apply to every workload; the rest of `params` to the workloads
+// that draw sizes (alloc-test, xthread, larson, lifetime, phase-*), `structure` only to bintree,
+// linkedlist and multilist, `replay` only to replay (whose thread count is the trace's),
+// `cross_thread` to xthread and larson, `lifetime` to lifetime, `phases` to phase-*,
+// `false_sharing` to false-sharing-*.
 struct CellSpec {
   std::string allocator;     // a catalogue name
   std::string user_library;  // non-empty: the allocator came from --allocator NAME=PATH
@@ -52,6 +63,10 @@ struct CellSpec {
   StructureParams structure;
   ReplaySpec replay;
   std::string fit;           // fitted: the fit file (allocstress fit); params.access and params.seed apply
+  CrossThreadSpec cross_thread;
+  LifetimeModelSpec lifetime;
+  PhaseSpec phases;
+  FalseSharingSpec false_sharing;
   bool cache_sim = false;    // a simulated-cache run under callgrind instead of a timing run
   bool profile = false;      // a profile run (alloc-test) instead of a timing run
   ProfileSpec profile_spec;

@@ -41,6 +41,9 @@ struct WorkloadOptions {
   bool hints = false;
   std::string trace, replay_program, fit;
   std::uint64_t allocstats_every = 0;
+  std::string sizes, lifetime, drop_order;
+  double remote_share = 0, drop_share = 0;  // percent
+  std::uint64_t queue_capacity = 0, rounds = 0, live_bytes = 0, peaks = 0, pause_ms = 0, object_size = 0, objects = 0, writes = 0;
   bool reserve_os_pu = false, oversubscribe = false;
   std::string manifest;
   std::vector<CLI::Option*> tracked;
@@ -74,6 +77,17 @@ void check_new_output_file(const std::filesystem::path& path, bool force);
 
 // Overrides params fields with the options that were given; validates; throws UsageError.
 void apply_workload_options(const WorkloadOptions& options, AllocTestParams& params, PlacementRequest& placement);
+
+// The options of the workloads beyond the 2018 model (--remote-share, --queue-capacity, --rounds,
+// --lifetime, --live-bytes, --drop-share, --peaks, --drop-pause-ms, --object-size, --objects,
+// --writes) over the specs' defaults, validated; throws UsageError.
+void apply_model_options(const WorkloadOptions& options, CrossThreadSpec& cross_thread, LifetimeModelSpec& lifetime, PhaseSpec& phases,
+                         FalseSharingSpec& false_sharing);
+
+// Checks a cell of a workload that draws sizes: its AllocTestParams (at params.threads), larson's
+// rounds against its iterations, the lifetime model against the run's length, a phase workload's
+// operation budget; throws UsageError.
+void validate_sized_workload(const CellSpec& cell);
 
 // The replay options (--trace, --access, --allocstats-every): the trace must be a readable file
 // (made absolute); throws UsageError.

@@ -49,11 +49,17 @@ std::string pair_problem(const MatrixPlan& plan, const std::string& workload, co
   if (allocator == "void" && is_structure_workload(workload))
     return "void returns one buffer for every block, so no structure can be built; structure figures are raw, with no "
            "baseline subtracted";
-  if (allocator == BumpAllocator::name() && workload == kAllocTestWorkload) {
-    // bump never reuses memory: every malloc of the run stays mapped.  Half the iterations are mallocs.
-    const double mean = InverseSizeSampler(plan.params.max_size_exp).mean_size() + double(BumpAllocator::kAlignment);
+  if (allocator == "void" && is_false_sharing_workload(workload))
+    return "void returns one buffer for every object; the false-sharing baseline is private cache-line-aligned objects, "
+           "measured inside each cell";
+  if (allocator == BumpAllocator::name() && draws_sizes(workload)) {
+    // bump never reuses memory: every malloc of the run stays mapped.  At most half the
+    // operations are mallocs (lifetime: every iteration is one).
+    const double mean = with_size_sampler(plan.params.sizes, plan.params.max_size_exp, [](const auto& s) { return s.mean_size(); }) +
+                        double(BumpAllocator::kAlignment);
+    const double share = workload == kLifetimeWorkload ? 1.0 : 0.5;
     const unsigned threads = *std::max_element(plan.thread_counts.begin(), plan.thread_counts.end());
-    const double need = double(threads) * double(plan.params.iterations_per_thread) / 2 * mean;
+    const double need = double(threads) * double(plan.params.iterations_per_thread) * share * mean;
     const double budget = double(ChunkSource::process_budget());
     if (need > budget)
       return "bump never reuses memory: this alloc-test needs about " + std::to_string(int(need / double(1 << 30))) +
@@ -218,6 +224,13 @@ int MatrixCommand::execute(const std::string& command_line) {
   plan.params = p.params;
   plan.workloads = selected_workloads(workload, true);
   apply_workload_options(workload, plan.params, plan.placement);
+  apply_model_options(workload, plan.cross_thread, plan.lifetime, plan.phases, plan.false_sharing);
+  const auto has = [&](const char* w) { return std::find(plan.workloads.begin(), plan.workloads.end(), w) != plan.workloads.end(); };
+  if (has(kXThreadWorkload) && !has(kAllocTestWorkload)) {
+    // xthread's blowup is its RSS per live byte over alloc-test's: the same stream with no remote frees.
+    plan.workloads.insert(plan.workloads.begin(), kAllocTestWorkload);
+    std::cerr << "note: alloc-test added with the same parameters: the 0% remote-free reference of xthread's blowup\n";
+  }
   const bool any_alloc_test = std::find(plan.workloads.begin(), plan.workloads.end(), kAllocTestWorkload) != plan.workloads.end();
   const bool replay = plan.workloads.front() == kReplayWorkload;  // replay runs alone (selected_workloads)
   const bool any_baseline = std::any_of(plan.workloads.begin(), plan.workloads.end(), has_void_baseline);
@@ -274,9 +287,17 @@ int MatrixCommand::execute(const std::string& command_line) {
     check.threads = t;
     try {
       topology.choose_pus(r);
-      if (any_alloc_test) validate(check);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
+    }
+    for (const auto& w : plan.workloads) {
+      CellSpec cell;
+      cell.workload = w;
+      cell.params = check;
+      cell.cross_thread = plan.cross_thread;
+      cell.lifetime = plan.lifetime;
+      cell.phases = plan.phases;
+      validate_sized_workload(cell);
     }
   }
 

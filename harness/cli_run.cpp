@@ -137,6 +137,11 @@ int RunCommand::execute(char** argv) {
   cell.workload = selected_workloads(workload, false).front();
   cell.params = find_preset("quick").params;
   apply_workload_options(workload, cell.params, cell.placement);
+  apply_model_options(workload, cell.cross_thread, cell.lifetime, cell.phases, cell.false_sharing);
+  if (is_false_sharing_workload(cell.workload) && spec->name == "void")
+    throw UsageError("allocator 'void' cannot run " + cell.workload +
+                     ": it returns one buffer for every object, so no object can share a line with another (its baseline is "
+                     "private cache-line-aligned objects, measured inside each cell)");
   if (is_structure_workload(cell.workload)) {
     cell.structure = structure_params_for(workload, cell.workload);
     if (spec->name == "void")
@@ -166,11 +171,7 @@ int RunCommand::execute(char** argv) {
   const auto counts = parse_thread_list(threads);
   if (counts.size() != 1) throw UsageError("run takes one thread count, got '" + threads + "' (accepted: e.g. --threads 2)");
   cell.params.threads = cell.placement.threads = counts[0];
-  try {
-    if (cell.workload == kAllocTestWorkload) validate(cell.params);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  validate_sized_workload(cell);
   Topology topology;
   std::vector<unsigned> pus;
   try {

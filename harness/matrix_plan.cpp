@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "model_specs_json.hpp"
+
 namespace allocstress {
 
 namespace {
@@ -21,6 +23,10 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   if (const auto it = plan.structure.find(workload); it != plan.structure.end()) spec.structure = it->second;
   if (workload == kReplayWorkload) spec.replay = plan.replay;
   if (workload == kFittedWorkload) spec.fit = plan.fit;
+  spec.cross_thread = plan.cross_thread;
+  spec.lifetime = plan.lifetime;
+  spec.phases = plan.phases;
+  spec.false_sharing = plan.false_sharing;
   spec.cache_sim = mode == Mode::simulate;
   spec.profile = mode == Mode::profile;
   spec.profile_spec.sample_every = plan.sample_every;
@@ -115,6 +121,10 @@ nlohmann::json MatrixPlan::to_json() const {
           {"replay", {{"trace", replay.trace}, {"program", replay.program}, {"memory_access", to_string(replay.access)},
                       {"allocstats_every", replay.allocstats_every}}},
           {"fit", fit},
+          {"cross_thread", cross_thread},
+          {"lifetime", lifetime},
+          {"phases", phases},
+          {"false_sharing", false_sharing},
           {"cache_sim", cache_sim},
           {"profile", profile},
           {"sample_every", sample_every},
@@ -140,6 +150,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.params.iterations_per_thread = params.at("iterations_per_thread").get<std::uint64_t>();
     p.params.access = parse_memory_access(params.at("memory_access").get<std::string>());
     p.params.seed = params.at("seed").get<std::uint64_t>();
+    p.params.sizes = parse_size_model(params.value("size_model", std::string("inverse")));
     p.workloads = j.at("workloads").get<std::vector<std::string>>();
     for (const auto& [w, sp] : j.at("structure_params").items()) {
       StructureParams s;
@@ -160,6 +171,11 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
       p.replay.allocstats_every = r->at("allocstats_every").get<std::uint64_t>();
     }
     p.fit = j.value("fit", std::string());
+    // Plans written before the workloads beyond the 2018 model lack these: the defaults apply.
+    if (j.contains("cross_thread")) p.cross_thread = j.at("cross_thread").get<CrossThreadSpec>();
+    if (j.contains("lifetime")) p.lifetime = j.at("lifetime").get<LifetimeModelSpec>();
+    if (j.contains("phases")) p.phases = j.at("phases").get<PhaseSpec>();
+    if (j.contains("false_sharing")) p.false_sharing = j.at("false_sharing").get<FalseSharingSpec>();
     p.cache_sim = j.at("cache_sim").get<bool>();
     p.profile = j.at("profile").get<bool>();
     p.sample_every = j.at("sample_every").get<std::uint64_t>();

@@ -44,6 +44,10 @@ struct MatrixPlan {
   std::map<std::string, StructureParams> structure;  // per data-structure workload
   ReplaySpec replay;           // the replay workload; its program is built once, in a temporary folder
   std::string fit;             // the fitted workload's fit file
+  CrossThreadSpec cross_thread;   // xthread, larson
+  LifetimeModelSpec lifetime;     // lifetime
+  PhaseSpec phases;               // phase-*
+  FalseSharingSpec false_sharing;  // false-sharing-*
   PlacementRequest placement;  // threads is set per cell
   std::vector<unsigned> thread_counts;
   unsigned repetitions = 5;

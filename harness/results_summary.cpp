@@ -47,6 +47,33 @@ CellRep workload_threads_rep(const Json& r) {
   return {r.at("workload").get<std::string>(), r.at("threads").get<unsigned>(), r.value("repetition_index", 0u)};
 }
 
+// The statistic `stat` (median, min, max or cv) of `values`; null where undefined (the cv of
+// values with mean 0).
+Json statistic(const std::vector<double>& values, const std::string& stat) {
+  const Summary s = summarise(values);
+  const double v = stat == "median" ? s.median : stat == "min" ? s.min : stat == "max" ? s.max : s.cv;
+  return std::isnan(v) ? Json(nullptr) : Json(v);
+}
+
+// The statistic `stat` (median, min, max or cv) of every number in the group's
+// `workload_metrics` blocks, by name; null when a repetition lacks it or it is not a number.
+Json summarised_workload_metrics(const std::vector<const Json*>& group, const std::string& stat) {
+  Json out = Json::object();
+  for (const auto& [name, first_value] : group.front()->at("workload_metrics").items()) {
+    std::vector<double> values;
+    for (const Json* r : group) {
+      const Json& m = r->value("workload_metrics", Json::object());
+      if (m.contains(name) && m.at(name).is_number()) values.push_back(m.at(name).get<double>());
+    }
+    if (values.size() != group.size()) {
+      out[name] = nullptr;
+      continue;
+    }
+    out[name] = statistic(values, stat);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
@@ -130,11 +157,9 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
           e[metric] = nullptr;
           continue;
         }
-        const Summary s = summarise(values);
-        const std::string st = stat;
-        const double v = st == "median" ? s.median : st == "min" ? s.min : st == "max" ? s.max : s.cv;
-        e[metric] = std::isnan(v) ? Json(nullptr) : Json(v);  // cv of values with mean 0 is undefined
+        e[metric] = statistic(values, stat);
       }
+      if (first.contains("workload_metrics")) e["workload_metrics"] = summarised_workload_metrics(group, stat);
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
         if (allocator == kReferenceAllocator && e[speed_metric(workload)].is_number())
@@ -158,7 +183,7 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
 std::vector<std::string> op_stream_mismatches(const std::vector<Json>& records) {
   std::map<CellRep, std::map<std::string, std::string>> hashes;  // -> hash -> first allocator
   for (const auto& r : records)
-    if (is_ok_timing(r))
+    if (is_ok_timing(r) && r.contains("op_stream_hash"))
       hashes[workload_threads_rep(r)].emplace(r.at("op_stream_hash").get<std::string>(), r.at("allocator").get<std::string>());
   std::vector<std::string> out;
   for (const auto& [k, by_hash] : hashes) {

@@ -3,6 +3,7 @@
 #include "results_table.hpp"
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -36,10 +37,33 @@ std::string params_line(const std::string& workload, const Json& plan) {
     const Json& r = plan.at("replay");
     s << "trace " << r.at("trace").get<std::string>() << " (each recorded thread on its own worker), access "
       << r.at("memory_access").get<std::string>() << "; a pair = two operations of the trace";
-  } else if (workload == "alloc-test") {
+  } else if (draws_sizes(workload)) {
     const Json& p = plan.at("params");
-    s << p.at("slots_total") << " slots, E=" << p.at("max_size_exp") << ", " << p.at("iterations_per_thread")
-      << " iterations/thread, access " << p.at("memory_access").get<std::string>() << ", seed " << p.at("seed");
+    const std::string sizes = p.value("size_model", "inverse");
+    if (uses_slots(workload)) s << p.at("slots_total") << " slots, ";
+    s << (sizes == "inverse" ? "sizes p~1/size, E=" + p.at("max_size_exp").dump() : "fleet size mix") << ", "
+      << p.at("iterations_per_thread") << (workload == kLifetimeWorkload ? " allocations" : " iterations") << "/thread, access "
+      << p.at("memory_access").get<std::string>() << ", seed " << p.at("seed");
+    const Json none = Json::object();
+    const Json& x = plan.value("cross_thread", none);
+    const Json& l = plan.value("lifetime", none);
+    const Json& ph = plan.value("phases", none);
+    if (workload == kXThreadWorkload && !x.empty())
+      s << "; " << fmt(Json(x.at("remote_share").get<double>() * 100), "%.0f") << "% of frees handed to the next thread (requested), queue of "
+        << x.at("queue_capacity") << " blocks";
+    if (workload == kLarsonWorkload && !x.empty()) s << "; " << x.at("rounds") << " rounds, the slot arrays passing to the next thread between them";
+    if (workload == kLifetimeWorkload && !l.empty())
+      s << "; " << l.at("lifetime").get<std::string>() << " lifetimes, target live " << mib(l.at("live_bytes")) << " MiB (Little's law)";
+    if (is_phase_workload(workload) && !ph.empty()) {
+      s << "; live target " << mib(ph.at("live_bytes")) << " MiB";
+      if (workload == kPhasePeakWorkload)
+        s << ", " << ph.at("peaks") << " peaks, " << fmt(Json(ph.at("drop_share").get<double>() * 100), "%.0f") << "% freed at each drop, "
+          << ph.at("pause_ms") << " ms pause after it, " << ph.value("drop_order", "random") << " blocks freed first";
+    }
+  } else if (is_false_sharing_workload(workload)) {
+    const Json& f = plan.at("false_sharing");
+    s << f.at("rounds") << " rounds; per round each thread allocates " << f.at("objects") << " objects of " << f.at("object_size")
+      << " B, writes each " << f.at("writes") << " times, frees them; seed " << plan.at("params").at("seed");
   } else {
     const Json& p = plan.at("structure_params").at(workload);
     s << p.at("nodes") << " nodes of " << p.at("node_size") << " B, " << p.at("searches") << " searches/thread, interleave "
@@ -50,11 +74,69 @@ std::string params_line(const std::string& workload, const Json& plan) {
   return s.str();
 }
 
-// Rows of a workload measured net of the void baseline (alloc-test, replay).
+const std::map<std::string, std::string>& workload_notes();
+
+// A workload-specific column of the net-cost table: its header and its text for one cell
+// (median aggregate of the cell, and the medians of every cell for cross-cell ratios).
+struct ExtraColumn {
+  const char* header;
+  std::function<std::string(const Cell& key, const Json& median, std::map<Cell, std::map<std::string, const Json*>>& agg)> text;
+};
+
+// A median workload metric (workload_metrics block of the aggregate), formatted.
+ExtraColumn metric_column(const char* header, const char* key, const char* format, double scale = 1.0) {
+  return {header, [=](const Cell&, const Json& med, auto&) {
+            const Json v = med.value("workload_metrics", Json::object()).value(key, Json());
+            return fmt(v.is_number() ? Json(v.get<double>() / scale) : Json(), format);
+          }};
+}
+
+// xthread's blowup: its overhead ratio over alloc-test's at the same allocator and threads (the
+// same stream with no remote frees, run in the same matrix).
+ExtraColumn blowup_column() {
+  return {"blowup vs alloc-test", [](const Cell& key, const Json& med, auto& agg) {
+            const auto ref = agg.find(Cell{kAllocTestWorkload, std::get<1>(key), std::get<2>(key)});
+            if (ref == agg.end() || ref->second.count("median") == 0) return std::string("n/a");
+            const Json& a = ref->second["median"]->at("overhead_ratio");
+            const Json& x = med.at("overhead_ratio");
+            return a.is_number() && x.is_number() && a.get<double>() > 0 ? fmt(Json(x.get<double>() / a.get<double>()), "%.3f")
+                                                                        : std::string("n/a");
+          }};
+}
+
+const std::vector<ExtraColumn>& extra_columns(const std::string& workload) {
+  static const std::map<std::string, std::vector<ExtraColumn>> columns = {
+      {kXThreadWorkload, {metric_column("remote-free share", "remote_free_share", "%.3f"), blowup_column()}},
+      {kLarsonWorkload, {metric_column("remote-free share", "remote_free_share", "%.3f")}},
+      {kLifetimeWorkload,
+       {metric_column("target live MiB", "target_live_bytes", "%.1f", 1048576.0),
+        metric_column("mean live MiB", "achieved_mean_live_bytes", "%.1f", 1048576.0),
+        metric_column("achieved/target", "achieved_over_target", "%.2f"), metric_column("lifetime CV", "lifetime_cv", "%.2f")}},
+      {kPhaseRampWorkload,
+       {metric_column("RSS/live at half", "rss_per_live_at_half", "%.2f"), metric_column("RSS/live at end", "rss_per_live_at_end", "%.2f")}},
+      {kPhasePlateauWorkload,
+       {metric_column("RSS/live after rise", "rss_per_live_after_rise", "%.2f"),
+        metric_column("RSS growth in hold", "hold_rss_growth_share", "%.3f")}},
+      {kPhasePeakWorkload,
+       {metric_column("freed share", "freed_share", "%.2f"), metric_column("returned after drop", "returned_share_after_drop", "%.2f"),
+        metric_column("returned after pause", "returned_share_after_pause", "%.2f"), metric_column("return ms", "return_ms", "%.0f"),
+        metric_column("RSS/live after drop", "rss_after_drop_ratio", "%.2f"), metric_column("regrowth RSS", "regrowth_rss_ratio", "%.2f")}},
+  };
+  static const std::vector<ExtraColumn> none;
+  const auto it = columns.find(workload);
+  return it == columns.end() ? none : it->second;
+}
+
+// Rows of a workload measured net of the void baseline (alloc-test, replay, fitted and the
+// workloads beyond the 2018 model that draw sizes), with the workload's extra columns.
 void baseline_rows(std::ostringstream& md, const std::string& wanted, const std::vector<Cell>& order,
                    std::map<Cell, std::map<std::string, const Json*>>& agg) {
-  md << "| allocator | threads | reps ok | net cycles/pair | CV | net ns/pair | raw cycles/pair | overhead ratio | peak RSS MiB | speed vs system |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  const std::vector<ExtraColumn>& extra = extra_columns(wanted);
+  md << "| allocator | threads | reps ok | net cycles/pair | CV | net ns/pair | raw cycles/pair | overhead ratio | peak RSS MiB | speed vs system |";
+  for (const auto& c : extra) md << " " << c.header << " |";
+  md << "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+  for (std::size_t i = 0; i < extra.size(); ++i) md << "---:|";
+  md << "\n";
   for (const auto& key : order) {
     const auto& [workload, allocator, threads] = key;
     if (workload != wanted) continue;
@@ -66,11 +148,74 @@ void baseline_rows(std::ostringstream& md, const std::string& wanted, const std:
        << (baseline ? fmt(cv["cycles_per_pair"], "%.3f") : fmt(cv["net_cycles_per_pair"], "%.3f")) << " | "
        << (baseline ? "0" : fmt(med["net_ns_per_pair"], "%.2f")) << " | " << fmt(med["cycles_per_pair"], "%.1f") << " | "
        << (baseline ? "-" : fmt(med["overhead_ratio"], "%.3f")) << " | " << mib(med["peak_rss_bytes"]) << " | "
-       << (baseline ? "-" : fmt(med["speed_vs_system"], "%.2f")) << " |\n";
+       << (baseline ? "-" : fmt(med["speed_vs_system"], "%.2f")) << " |";
+    for (const auto& c : extra) md << " " << (baseline ? std::string("-") : c.text(key, med, agg)) << " |";
+    md << "\n";
   }
   md << "\nnet = allocator minus the void baseline at the same threads, repetition and seed (medians over ok "
         "repetitions); CV = coefficient of variation of net cycles/pair (of raw cycles/pair for void); overhead ratio = "
         "(peak RSS - RSS before the first allocation) / peak live requested bytes; speed vs system > 1 = faster than glibc.\n";
+  if (const auto note = workload_notes().find(wanted); note != workload_notes().end()) md << note->second << "\n";
+}
+
+// What the extra columns of a workload's table mean (printed under its table).
+const std::map<std::string, std::string>& workload_notes() {
+  static const std::map<std::string, std::string> notes = {
+      {kXThreadWorkload,
+       "remote-free share = frees done by a thread other than the allocating one / all frees (achieved); blowup vs alloc-test = "
+       "this overhead ratio / alloc-test's at the same allocator and threads (the same stream with no remote frees); the void "
+       "baseline runs the same queues and memory accesses."},
+      {kLarsonWorkload,
+       "remote-free share = frees of blocks another thread allocated (left in the slot array it passed on) / all frees; waits "
+       "at the rotation barrier are not timed."},
+      {kLifetimeWorkload,
+       "target live = --live-bytes, met by Little's law (mean live = E[size x lifetime] per thread, lifetimes in allocations, cut "
+       "at half the run); mean live = live requested bytes after each allocation, averaged over the second half of each "
+       "thread's allocations (steady state) and summed over threads; lifetime CV = coefficient of variation of the model's "
+       "lifetimes (pareto > exponential)."},
+      {kPhaseRampWorkload,
+       "RSS/live = RSS growth (RSS - RSS before the measured phase) / live requested bytes of all threads, at half way and at the "
+       "end. Barrier waits at checkpoints are not timed; void has no RSS figures."},
+      {kPhasePlateauWorkload,
+       "RSS/live after rise = RSS growth / live bytes when the target is first reached; RSS growth in hold = (RSS growth at the "
+       "end - after the rise) / after the rise: how much the footprint creeps while the live heap holds steady."},
+      {kPhasePeakWorkload,
+       "At the last peak and drop: freed share = 1 - live after the drop / live at the peak (what returning everything freed "
+       "would give back); returned after drop / pause = (RSS at the peak - RSS then) / RSS growth at the peak, right after the "
+       "drop and at the end of the untimed pause; return ms = time from the end of the drop until RSS came within 10% of its "
+       "end-of-pause value (0: already back when the drop ended; n/a: less than 5% returned); RSS/live after drop = RSS growth / "
+       "live bytes after the drop; regrowth RSS = RSS growth at the end / at the first peak. Pauses and barrier waits are not "
+       "timed; void has no RSS figures."},
+  };
+  return notes;
+}
+
+// Allocator-induced false sharing: no void baseline (void hands every object the same buffer);
+// the baseline is the same write loop on private cache-line-aligned objects in the same cell.
+void false_sharing_rows(std::ostringstream& md, const std::string& workload, const std::vector<Cell>& order,
+                        std::map<Cell, std::map<std::string, const Json*>>& agg) {
+  md << "| allocator | threads | reps ok | shared lines (mean) | shared lines (max) | objects on shared lines | write slowdown | CV | "
+        "write cycles/write | private cycles/write | alloc cycles/pair |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& key : order) {
+    if (std::get<0>(key) != workload) continue;
+    const Json& med = *agg[key]["median"];
+    const Json none = Json::object();
+    const Json& m = med.value("workload_metrics", none);
+    const Json& cv = agg[key]["cv"]->value("workload_metrics", none);
+    md << "| " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok") << " | "
+       << fmt(m.value("shared_lines_mean", Json()), "%.1f") << " | " << fmt(m.value("shared_lines_max", Json()), "%.0f") << " | "
+       << fmt(m.value("shared_object_share", Json()), "%.3f") << " | " << fmt(m.value("slowdown", Json()), "%.2f") << " | "
+       << fmt(cv.value("slowdown", Json()), "%.3f") << " | " << fmt(m.value("write_cycles_per_write", Json()), "%.2f") << " | "
+       << fmt(m.value("private_write_cycles_per_write", Json()), "%.2f") << " | " << fmt(m.value("alloc_cycles_per_pair", Json()), "%.1f")
+       << " |\n";
+  }
+  md << "\nShared line = a cache line holding bytes of live objects of two or more threads (counted each round after the "
+        "allocations). Write slowdown = cycles per write on the allocator's objects / on private cache-line-aligned objects "
+        "of each thread, measured in the same cell, round by round (no void baseline: void hands every object one buffer); "
+        "within a cell, slowdown and cycles per write are medians over rounds, then medians over repetitions here. Alloc "
+        "cycles/pair are raw (passive: thread 0's hand-off included). Only cycle figures are per phase: wall time and rusage "
+        "also cover the baseline and barrier waits. In-tree allocators are per-thread instances: they cannot share lines between threads.\n";
 }
 
 void structure_rows(std::ostringstream& md, const std::string& workload, const std::vector<Cell>& order,
@@ -198,6 +343,7 @@ std::string markdown_table(const Json& results) {
   for (const auto& w : workloads) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";
     if (has_void_baseline(w)) baseline_rows(md, w, order, agg);
+    else if (is_false_sharing_workload(w)) false_sharing_rows(md, w, order, agg);
     else structure_rows(md, w, order, agg);
   }
   simulation_rows(md, results.at("benchmarks"), agg);

@@ -14,6 +14,14 @@ std::string_view to_string(MemoryAccess access) {
   return "?";
 }
 
+std::string_view to_string(SizeModel model) { return model == SizeModel::fleet ? "fleet" : "inverse"; }
+
+SizeModel parse_size_model(std::string_view text) {
+  if (text == "inverse") return SizeModel::inverse;
+  if (text == "fleet") return SizeModel::fleet;
+  throw std::invalid_argument("unknown size model '" + std::string(text) + "' (accepted: inverse, fleet)");
+}
+
 MemoryAccess parse_memory_access(std::string_view text) {
   if (text == "none") return MemoryAccess::none;
   if (text == "write") return MemoryAccess::write;

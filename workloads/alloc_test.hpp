@@ -5,7 +5,8 @@
 // threads never free each other's blocks.  The operation stream is a pure function of
 // (parameters, seed, thread index) and does not depend on the allocator: same seed, same ops.
 // Not reproduced: calloc/realloc, cross-thread frees, phases, sizes beyond 2^E, the study's
-// piecewise-linear in-bucket size shapes (ours are uniform per bucket).
+// piecewise-linear in-bucket size shapes (ours are uniform per bucket).  With `--sizes fleet` the
+// sizes come from the fleet table instead (fleet_size_sampler.hpp); everything else is the same.
 #pragma once
 
 #include <cstddef>
@@ -16,8 +17,8 @@
 #include <string_view>
 
 #include "../allocators/allocator.hpp"
-#include "inverse_size_sampler.hpp"
 #include "pareto_slot_picker.hpp"
+#include "size_model.hpp"
 #include "workload_rng.hpp"
 
 namespace allocstress {
@@ -35,6 +36,7 @@ struct AllocTestParams {
   MemoryAccess access = MemoryAccess::write_read;
   std::uint64_t seed = 1;
   unsigned threads = 1;
+  SizeModel sizes = SizeModel::inverse;        // inverse: p ~ 1/size below 2^E; fleet: E does not apply
 
   std::uint64_t slots_per_thread() const { return slots_total / threads; }
 };
@@ -104,6 +106,26 @@ inline void* allocate_observed(A& alloc, Observer& observer, std::size_t size) {
   return block;
 }
 
+// The malloc step of the slot loops (alloc-test, xthread, larson): draw a size, allocate (observer
+// around the call), write the block whole, count it.  Returns {block, size}, or {nullptr, 0} when
+// the allocator refused (recorded in out.failed_allocation_bytes).
+template <MemoryAccess kAccess, Allocator A, class Observer, class Sizes>
+inline Slot malloc_counted(A& alloc, Observer& observer, const Sizes& sizes, WorkloadRng& rng, AllocTestThreadOutcome& out,
+                           std::uint64_t& live, std::size_t slot) {
+  const std::size_t size = sizes.sample(rng());
+  void* block = allocate_observed(alloc, observer, size);
+  if (block == nullptr) [[unlikely]] {
+    out.failed_allocation_bytes = size;
+    return Slot{nullptr, 0};
+  }
+  if constexpr (kAccess != MemoryAccess::none) std::memset(block, static_cast<int>(slot & 0xff), size);
+  live += size;
+  out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
+  ++out.mallocs;
+  out.op_stream_hash = hash_op(out.op_stream_hash, slot, true, size);
+  return Slot{block, size};
+}
+
 // The free step every alloc-test-family loop shares (alloc-test, fitted): read the block back
 // (write_read), free it with the observer around the call, and count it in `out` and `live`.
 template <MemoryAccess kAccess, Allocator A, class Observer>
@@ -118,9 +140,9 @@ inline void free_counted(A& alloc, Observer& observer, AllocTestThreadOutcome& o
   out.op_stream_hash = hash_op(out.op_stream_hash, slot, false, size);
 }
 
-template <MemoryAccess kAccess, Allocator A, class Observer>
+template <MemoryAccess kAccess, Allocator A, class Sizes, class Observer>
 AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
-                                const InverseSizeSampler& sizes, WorkloadRng& rng,
+                                const Sizes& sizes, WorkloadRng& rng,
                                 std::uint64_t iterations, Observer& observer) {
   AllocTestThreadOutcome out;
   std::uint64_t live = 0;
@@ -128,18 +150,9 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
     const std::size_t s = picker.pick(rng());
     Slot& slot = slots[s];
     if (slot.size == 0) {
-      const std::size_t size = sizes.sample(rng());
-      void* block = allocate_observed(alloc, observer, size);
-      if (block == nullptr) [[unlikely]] {
-        out.failed_allocation_bytes = size;
+      slot = malloc_counted<kAccess>(alloc, observer, sizes, rng, out, live, s);
+      if (slot.size == 0) [[unlikely]]
         break;
-      }
-      if constexpr (kAccess != MemoryAccess::none) std::memset(block, static_cast<int>(s & 0xff), size);
-      slot = Slot{block, size};
-      live += size;
-      out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
-      ++out.mallocs;
-      out.op_stream_hash = hash_op(out.op_stream_hash, s, true, size);
     } else {
       free_counted<kAccess>(alloc, observer, out, live, slot.block, slot.size, s);
       slot.size = 0;
@@ -153,10 +166,11 @@ AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlo
 
 // Runs `iterations` alloc-test iterations of one worker thread on `slots` (all empty on entry).
 // The caller times this call; nothing here allocates except through `alloc`.  `observer` sees
-// every operation (profile runs); the operation stream does not depend on it.
-template <Allocator A, class Observer = NoObserver>
+// every operation (profile runs); the operation stream does not depend on it.  `sizes` is an
+// InverseSizeSampler or a FleetSizeSampler (size_model.hpp).
+template <Allocator A, class Sizes, class Observer = NoObserver>
 AllocTestThreadOutcome run_alloc_test_thread(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
-                                             const InverseSizeSampler& sizes, WorkloadRng& rng,
+                                             const Sizes& sizes, WorkloadRng& rng,
                                              std::uint64_t iterations, MemoryAccess access, Observer&& observer = Observer{}) {
   switch (access) {
     case MemoryAccess::none: return detail::run_loop<MemoryAccess::none>(alloc, slots, picker, sizes, rng, iterations, observer);

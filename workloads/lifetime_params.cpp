@@ -46,6 +46,16 @@ void check_table(const std::vector<ValueRange>& rows, const char* field, std::ui
     throw std::invalid_argument(std::string(field) + ": the weights sum to " + shortest(sum) + " (accepted: a finite sum > 0)");
 }
 
+// A lifetime law: its table and immortal share; `prefix` names the class ("" = top level).
+void check_lifetime_law(const std::vector<ValueRange>& lifetimes, double immortal_share, const std::string& prefix) {
+  if (!(immortal_share >= 0 && immortal_share <= 1))
+    throw std::invalid_argument(prefix + "immortal_share out of range: " + shortest(immortal_share) + " (accepted: 0..1)");
+  if (lifetimes.empty() && immortal_share < 1)
+    throw std::invalid_argument(prefix + "lifetimes: no rows while immortal_share is " + shortest(immortal_share) +
+                                " (accepted: rows, or no rows with immortal_share 1)");
+  check_table(lifetimes, (prefix + "lifetimes").c_str(), kMaxFittedLifetime);
+}
+
 }  // namespace
 
 void validate(const LifetimeParams& p) {
@@ -55,14 +65,21 @@ void validate(const LifetimeParams& p) {
   if (p.allocations_per_thread < 1 || p.allocations_per_thread > kMaxFittedAllocationsPerThread)
     throw std::invalid_argument("allocations_per_thread out of range: " + std::to_string(p.allocations_per_thread) +
                                 " (accepted: 1.." + std::to_string(kMaxFittedAllocationsPerThread) + ")");
-  if (!(p.immortal_share >= 0 && p.immortal_share <= 1))
-    throw std::invalid_argument("immortal_share out of range: " + shortest(p.immortal_share) + " (accepted: 0..1)");
   if (p.sizes.empty()) throw std::invalid_argument("sizes: no rows (accepted: 1.." + std::to_string(kMaxFittedTableRows) + " rows)");
   check_table(p.sizes, "sizes", kMaxFittedBlockSize);
-  if (p.lifetimes.empty() && p.immortal_share < 1)
-    throw std::invalid_argument("lifetimes: no rows while immortal_share is " + shortest(p.immortal_share) +
-                                " (accepted: rows, or no rows with immortal_share 1)");
-  check_table(p.lifetimes, "lifetimes", kMaxFittedLifetime);
+  check_lifetime_law(p.lifetimes, p.immortal_share, "");
+  if (p.lifetime_classes.size() > kMaxLifetimeClasses)
+    throw std::invalid_argument("lifetime_classes: " + std::to_string(p.lifetime_classes.size()) + " classes (accepted: at most " +
+                                std::to_string(kMaxLifetimeClasses) + ")");
+  for (std::size_t i = 0; i < p.lifetime_classes.size(); ++i) {
+    const LifetimeClass& c = p.lifetime_classes[i];
+    const std::string name = "lifetime_classes[" + std::to_string(i) + "].";
+    const std::uint64_t lowest = i == 0 ? 1 : p.lifetime_classes[i - 1].max_size + 1;
+    if (c.max_size < lowest || c.max_size > kMaxFittedBlockSize)
+      throw std::invalid_argument(name + "max_size out of range: " + std::to_string(c.max_size) + " (accepted: " + std::to_string(lowest) +
+                                  ".." + std::to_string(kMaxFittedBlockSize) + ", ascending: above the previous class's max_size)");
+    check_lifetime_law(c.lifetimes, c.immortal_share, name);
+  }
 }
 
 namespace {
@@ -111,37 +128,59 @@ struct FieldReader {
     }
     return out;
   }
+  std::vector<LifetimeClass> classes(const json& object, const std::string& path, const char* key) const {
+    const json& list = member(object, path, key);
+    if (!list.is_array())
+      fail(path + key, "is not an array (accepted: an array of {\"max_size\", \"immortal_share\", \"lifetimes\"} classes)");
+    std::vector<LifetimeClass> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string item = path + key + "[" + std::to_string(i) + "].";
+      only_keys(list[i], item, {"max_size", "immortal_share", "lifetimes"});
+      out.push_back({whole(list[i], item, "max_size"), table(list[i], item, "lifetimes"), number(list[i], item, "immortal_share")});
+    }
+    return out;
+  }
 };
 
 }  // namespace
 
 std::string fit_config_text(const FitConfig& c) {
-  // Tables are written one row per line: dump the document with placeholders, then splice.
-  const std::string sizes_mark = "@sizes@", lifetimes_mark = "@lifetimes@";
+  // Tables are written one row per line: dump the document with placeholders ("@table:K@"), then
+  // splice each table's rows in at its key's indentation.
+  std::vector<const std::vector<ValueRange>*> tables;
+  auto mark = [&](const std::vector<ValueRange>& rows) {
+    tables.push_back(&rows);
+    return "@table:" + std::to_string(tables.size() - 1) + "@";
+  };
   // ordered_json keeps this order: format and version first, then the model, then the rest.
-  const nlohmann::ordered_json doc = {{"format", kFitFormat},
-                                      {"version", kFitFormatVersion},
-                                      {"workload",
-                                       {{"threads", c.params.threads},
-                                        {"allocations_per_thread", c.params.allocations_per_thread},
-                                        {"seed", c.params.seed},
-                                        {"sizes", sizes_mark},
-                                        {"lifetimes", lifetimes_mark},
-                                        {"immortal_share", c.params.immortal_share}}},
-                                      {"trace", json(c.trace)},
-                                      {"fit", json(c.quality)}};
+  nlohmann::ordered_json workload = {{"threads", c.params.threads},
+                                     {"allocations_per_thread", c.params.allocations_per_thread},
+                                     {"seed", c.params.seed},
+                                     {"sizes", mark(c.params.sizes)},
+                                     {"lifetimes", mark(c.params.lifetimes)},
+                                     {"immortal_share", c.params.immortal_share}};
+  if (!c.params.lifetime_classes.empty()) {  // absent when empty: older files stay byte-identical
+    nlohmann::ordered_json classes = nlohmann::ordered_json::array();
+    for (const LifetimeClass& k : c.params.lifetime_classes)
+      classes.push_back({{"max_size", k.max_size}, {"immortal_share", k.immortal_share}, {"lifetimes", mark(k.lifetimes)}});
+    workload["lifetime_classes"] = classes;
+  }
+  const nlohmann::ordered_json doc = {
+      {"format", kFitFormat}, {"version", kFitFormatVersion}, {"workload", workload}, {"trace", json(c.trace)}, {"fit", json(c.quality)}};
   std::string text = doc.dump(2);
-  auto splice = [&](const std::string& mark, const std::vector<ValueRange>& rows) {
+  for (std::size_t k = 0; k < tables.size(); ++k) {
+    const std::string quoted = "\"@table:" + std::to_string(k) + "@\"";
+    const std::size_t at = text.find(quoted);
+    const std::size_t line = text.rfind('\n', at) + 1;
+    const std::string indent(text.find_first_not_of(' ', line) - line, ' ');
+    const std::vector<ValueRange>& rows = *tables[k];
     std::string rows_text = "[";
     for (std::size_t i = 0; i < rows.size(); ++i)
-      rows_text += (i ? ",\n      " : "\n      ") +
+      rows_text += (i ? ",\n  " : "\n  ") + indent +
                    nlohmann::ordered_json{{"min", rows[i].min}, {"max", rows[i].max}, {"weight", rows[i].weight}}.dump();
-    rows_text += rows.empty() ? "]" : "\n    ]";
-    const std::string quoted = "\"" + mark + "\"";
-    text.replace(text.find(quoted), quoted.size(), rows_text);
-  };
-  splice(sizes_mark, c.params.sizes);
-  splice(lifetimes_mark, c.params.lifetimes);
+    rows_text += rows.empty() ? "]" : "\n" + indent + "]";
+    text.replace(at, quoted.size(), rows_text);
+  }
   return text + "\n";
 }
 
@@ -156,7 +195,7 @@ FitConfig parse_fit_config(std::string_view text, const std::string& name) {
     r.fail("version", "is " + doc["version"].dump() + " (accepted: " + std::to_string(kFitFormatVersion) + ")");
   const json& w = r.member(doc, "", "workload");
   const std::string wp = "workload.";
-  r.only_keys(w, wp, {"threads", "allocations_per_thread", "seed", "sizes", "lifetimes", "immortal_share"});
+  r.only_keys(w, wp, {"threads", "allocations_per_thread", "seed", "sizes", "lifetimes", "immortal_share", "lifetime_classes"});
   FitConfig c;
   const std::uint64_t threads = r.whole(w, wp, "threads");
   if (threads > kMaxFittedThreads)
@@ -167,6 +206,7 @@ FitConfig parse_fit_config(std::string_view text, const std::string& name) {
   c.params.sizes = r.table(w, wp, "sizes");
   c.params.lifetimes = r.table(w, wp, "lifetimes");
   c.params.immortal_share = r.number(w, wp, "immortal_share");
+  if (w.contains("lifetime_classes")) c.params.lifetime_classes = r.classes(w, wp, "lifetime_classes");
   try {
     validate(c.params);
     if (doc.contains("trace")) c.trace = doc["trace"].get<TraceSummary>();

@@ -9,7 +9,9 @@
 //       "threads": 2, "allocations_per_thread": 500000, "seed": 1,
 //       "sizes":     [{"min": 24, "max": 24, "weight": 0.31}, {"min": 33, "max": 60, "weight": 0.008}, ...],
 //       "lifetimes": [{"min": 1, "max": 1, "weight": 0.4}, {"min": 64, "max": 127, "weight": 0.01}, ...],
-//       "immortal_share": 0.02
+//       "immortal_share": 0.02,
+//       "lifetime_classes": [           optional: lifetimes by block size (LifetimeClass)
+//         {"max_size": 256, "immortal_share": 0, "lifetimes": [{"min": 1, "max": 3, "weight": 0.7}, ...]}, ...]
 //     },
 //     "trace": {...},                   what the trace looked like (TraceSummary), for comparison
 //     "fit": {...}                      how close the model comes to it (FitQuality)
@@ -19,6 +21,8 @@
 // drawn uniformly from the integers a..b (a == b: exactly a).  Sizes are bytes requested;
 // lifetimes are "allocations in between" on the allocating thread's clock (lifetime_workload.hpp).
 // Only "workload" drives a run; "trace" and "fit" are informational and optional on load.
+// "lifetime_classes" is optional and written only when non-empty, so files without it read and
+// write exactly as before it existed (and the workload draws the same stream from them).
 #pragma once
 
 #include <cstdint>
@@ -49,17 +53,30 @@ inline constexpr std::uint64_t kMaxFittedAllocationsPerThread = 0xffff'fffe;
 inline constexpr unsigned kMaxFittedThreads = 4096;
 inline constexpr std::size_t kMaxFittedTableRows = 65536;
 
+// Lifetimes by size class: a block of `size` bytes takes the lifetime law of the first class with
+// size <= max_size; a block larger than every class's max_size takes the top-level law
+// (LifetimeParams::lifetimes and immortal_share).  Without classes every block takes the
+// top-level law.  Classes are listed by strictly ascending max_size.
+struct LifetimeClass {
+  std::uint64_t max_size = 1;         // bytes, 1..kMaxFittedBlockSize
+  std::vector<ValueRange> lifetimes;  // as LifetimeParams::lifetimes
+  double immortal_share = 0;          // as LifetimeParams::immortal_share
+  bool operator==(const LifetimeClass&) const = default;
+};
+inline constexpr std::size_t kMaxLifetimeClasses = 64;
+
 struct LifetimeParams {
   std::vector<ValueRange> sizes;      // bytes, 1..kMaxFittedBlockSize; at least one row
   std::vector<ValueRange> lifetimes;  // allocations, 1..kMaxFittedLifetime; empty only if immortal_share == 1
   double immortal_share = 0;          // share of blocks never freed inside the loop, 0..1
+  std::vector<LifetimeClass> lifetime_classes;  // optional, at most kMaxLifetimeClasses
   unsigned threads = 1;
   std::uint64_t allocations_per_thread = 1'000'000;
   std::uint64_t seed = 1;
 };
 
-// Throws std::invalid_argument with one line naming the bad field (e.g. "sizes[3].max") and the
-// accepted range.
+// Throws std::invalid_argument with one line naming the bad field (e.g. "sizes[3].max",
+// "lifetime_classes[1].lifetimes[0].min") and the accepted range.
 void validate(const LifetimeParams& params);
 
 // The trace a fit was derived from, as `allocstress fit` measured it (trace_fit.hpp says how).

@@ -13,50 +13,25 @@
 namespace allocstress {
 
 RangeSampler::RangeSampler(const std::vector<ValueRange>& rows) {
-  // Vose's alias method: scale the probabilities by n; pair each under-full column with an
-  // over-full row that tops it up.  Work lists are processed in index order: deterministic.
-  const std::size_t n = rows.size();
-  double total = 0;
-  for (const ValueRange& r : rows) total += r.weight;
-  std::vector<double> scaled(n);
-  std::vector<std::uint32_t> small, large;
-  for (std::size_t i = 0; i < n; ++i) {
-    scaled[i] = rows[i].weight / total * double(n);
-    (scaled[i] < 1.0 ? small : large).push_back(std::uint32_t(i));
-    rows_.push_back({rows[i].min, rows[i].max - rows[i].min});
-    if (rows[i].weight > 0) max_value_ = std::max(max_value_, rows[i].max);
+  std::vector<double> weights;
+  for (const ValueRange& r : rows) {
+    weights.push_back(r.weight);
+    rows_.push_back({r.min, r.max - r.min});
+    if (r.weight > 0) max_value_ = std::max(max_value_, r.max);
   }
-  columns_.assign(n, Column{0xffff'ffffu, 0});
-  for (std::size_t i = 0; i < n; ++i) columns_[i].alias = std::uint32_t(i);
-  while (!small.empty() && !large.empty()) {
-    const std::uint32_t s = small.back(), l = large.back();
-    small.pop_back();
-    const double coin = std::ldexp(scaled[s], 32);
-    columns_[s] = Column{coin >= 4294967295.0 ? 0xffff'ffffu : std::uint32_t(std::llround(coin)), l};
-    scaled[l] -= 1.0 - scaled[s];
-    if (scaled[l] < 1.0) {
-      large.pop_back();
-      small.push_back(l);
-    }
-  }
-  // Leftovers (full columns, or rounding residue) keep their own row: alias == self.
-  for (std::uint32_t i : small) columns_[i] = Column{0xffff'ffffu, i};
-  probability_.assign(n, 0.0);
-  for (std::size_t c = 0; c < n; ++c) {
-    const double own = columns_[c].alias == c ? 1.0 : std::ldexp(double(columns_[c].threshold), -32);
-    probability_[c] += own / double(n);
-    probability_[columns_[c].alias] += (1.0 - own) / double(n);
-  }
+  columns_ = build_alias_columns(weights);
+  probability_ = alias_row_probabilities(columns_);
 }
 
 namespace {
 
-std::vector<ValueRange> lifetime_rows(const LifetimeParams& p) {
+// A lifetime law's rows for the sampler: the table scaled to 1 - immortal_share, plus a "never" row.
+std::vector<ValueRange> lifetime_rows(const std::vector<ValueRange>& lifetimes, double immortal_share) {
   double total = 0;
-  for (const ValueRange& r : p.lifetimes) total += r.weight;
+  for (const ValueRange& r : lifetimes) total += r.weight;
   std::vector<ValueRange> rows;
-  for (const ValueRange& r : p.lifetimes) rows.push_back({r.min, r.max, r.weight / total * (1.0 - p.immortal_share)});
-  if (p.immortal_share > 0) rows.push_back({LifetimeModel::kNever, LifetimeModel::kNever, p.immortal_share});
+  for (const ValueRange& r : lifetimes) rows.push_back({r.min, r.max, r.weight / total * (1.0 - immortal_share)});
+  if (immortal_share > 0) rows.push_back({LifetimeModel::kNever, LifetimeModel::kNever, immortal_share});
   return rows;
 }
 
@@ -67,8 +42,13 @@ const LifetimeParams& validated(const LifetimeParams& p) {
 
 }  // namespace
 
-LifetimeModel::LifetimeModel(const LifetimeParams& params)
-    : params_(validated(params)), sizes_(params_.sizes), lifetimes_(lifetime_rows(params_)) {}
+LifetimeModel::LifetimeModel(const LifetimeParams& params) : params_(validated(params)), sizes_(params_.sizes) {
+  for (const LifetimeClass& c : params_.lifetime_classes) {
+    class_max_size_.push_back(c.max_size);
+    lifetimes_.emplace_back(lifetime_rows(c.lifetimes, c.immortal_share));
+  }
+  lifetimes_.emplace_back(lifetime_rows(params_.lifetimes, params_.immortal_share));
+}
 
 namespace detail {
 

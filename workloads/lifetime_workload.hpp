@@ -7,7 +7,8 @@
 // else,
 //   - a size from the size table (a row chosen by weight, then a size uniform in its min..max),
 //   - a lifetime L from the lifetime table in the same way, or "never" with probability
-//     immortal_share;
+//     immortal_share -- the table and share of the block's size class when the parameters have
+//     lifetime_classes (the first class with size <= max_size; else the top-level ones);
 // and the block is freed right before allocation #(t+L): L = 1 frees it before the very next
 // allocation.  Blocks due at the same time are freed one after the other, then the allocation
 // follows.  A block that is never freed, or whose due time is N or later, stays live to the end
@@ -18,8 +19,14 @@
 // The operation stream is a pure function of (parameters, seed, thread index), never of the
 // allocator or the access mode; op_stream_hash proves which stream was measured.
 //
-// Not modelled: correlation between size and lifetime, or between either and time (phases, a
-// program's ramp-up and teardown), cross-thread frees, realloc, alignment.
+// Also measured (a 128-bit add per allocation): the mean of the live requested bytes right after
+// each allocation #t over the second half of the clock, t = floor(N/2) .. N-1.  That window is
+// in steady state for every law whose lifetimes are at most floor(N/2) (the lifetime models',
+// lifetime_models.hpp): there E[live] = E[size x lifetime], Little's law, exactly.
+//
+// Not modelled: correlation between size and lifetime other than through size classes, or
+// between either and time (phases, a program's ramp-up and teardown), cross-thread frees,
+// realloc, alignment.
 //
 // Mechanics.  Pending frees sit in a two-level timing wheel (DueQueue): lists per due time for
 // the current window of 65536 allocations, chunked lists per later window, filed into the first
@@ -39,6 +46,7 @@
 #include <vector>
 
 #include "../allocators/allocator.hpp"
+#include "alias_table.hpp"
 #include "alloc_test.hpp"
 #include "lifetime_params.hpp"
 #include "workload_rng.hpp"
@@ -59,7 +67,7 @@ class RangeSampler {
   std::uint64_t sample(Rng& rng) const {
     const std::uint64_t r = rng();
     const std::uint64_t column = ((r >> 32) * columns_.size()) >> 32;
-    const Column& c = columns_[column];
+    const AliasColumn& c = columns_[column];
     const Row& row = rows_[static_cast<std::uint32_t>(r) < c.threshold ? column : c.alias];
     return row.min + multiply_high(rng(), row.span + 1);
   }
@@ -70,10 +78,6 @@ class RangeSampler {
   std::uint64_t max_value() const { return max_value_; }
 
  private:
-  struct Column {
-    std::uint32_t threshold;  // coin < threshold: this column's row; else the alias row
-    std::uint32_t alias;
-  };
   struct Row {
     std::uint64_t min, span;  // span = max - min
   };
@@ -81,13 +85,16 @@ class RangeSampler {
     __extension__ using U128 = unsigned __int128;
     return static_cast<std::uint64_t>((U128(a) * U128(b)) >> 64);
   }
-  std::vector<Column> columns_;
+  std::vector<AliasColumn> columns_;
   std::vector<Row> rows_;
   std::vector<double> probability_;
   std::uint64_t max_value_ = 0;
 };
 
 // The sampling side of a LifetimeParams, built once per cell and shared read-only by workers.
+// A lifetime is drawn from the law of the block's size class: a scan of the classes' max_size
+// (none without classes), then the same two draws as without classes, so a parameter set
+// without classes gives the stream it gave before classes existed.
 class LifetimeModel {
  public:
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};  // the lifetime of an immortal block
@@ -99,13 +106,30 @@ class LifetimeModel {
   // Largest size the model can draw: what an allocator's constructor is told.
   std::size_t max_size() const { return static_cast<std::size_t>(sizes_.max_value()); }
   template <class Rng> std::uint64_t draw_size(Rng& rng) const { return sizes_.sample(rng); }
-  template <class Rng> std::uint64_t draw_lifetime(Rng& rng) const { return lifetimes_.sample(rng); }
+  // A lifetime for a block of `size` bytes (kNever: immortal).
+  template <class Rng>
+  std::uint64_t draw_lifetime(Rng& rng, std::uint64_t size) const {
+    std::size_t c = 0;
+    while (c < class_max_size_.size() && size > class_max_size_[c]) ++c;
+    return lifetimes_[c].sample(rng);
+  }
 
  private:
   LifetimeParams params_;
   RangeSampler sizes_;
-  RangeSampler lifetimes_;
+  std::vector<std::uint64_t> class_max_size_;  // lifetime_classes' max_size, ascending
+  std::vector<RangeSampler> lifetimes_;        // one per class, then the top-level law
 };
+
+// What one worker thread of the lifetime engine did: the alloc-test-family counts, and the mean
+// live requested bytes over the steady-state window (the second half of the clock, see above).
+struct LifetimeThreadOutcome : AllocTestThreadOutcome {
+  std::uint64_t window_allocations = 0;      // allocations made in the window
+  double window_mean_live_requested_bytes = 0;  // 0 when none was
+};
+
+// The first allocation number of the steady-state window of a loop of n allocations.
+constexpr std::uint64_t lifetime_window_begin(std::uint64_t n) { return n / 2; }
 
 // One live block of the workload: 16 bytes, so records never straddle cache lines.
 struct LiveBlock {
@@ -256,8 +280,9 @@ class LifetimeWorkspace {
   LifetimeWorkspace& operator=(const LifetimeWorkspace&) = delete;
 
   // What the dry run saw: the outcome the measured run will report for a correct allocator
-  // (mallocs, frees, peak/end live bytes, op_stream_hash; read_checksum 0: it touches no memory).
-  const AllocTestThreadOutcome& planned() const { return planned_; }
+  // (mallocs, frees, peak/end and window live bytes, op_stream_hash; read_checksum 0: it touches
+  // no memory).
+  const LifetimeThreadOutcome& planned() const { return planned_; }
   // The peak number of blocks live at once in this thread's stream.
   std::uint32_t planned_peak_live_blocks() const { return planned_peak_blocks_; }
   // The records in use since the run began; those with size != 0 are live blocks (after the
@@ -270,18 +295,21 @@ class LifetimeWorkspace {
   DueQueue queue;
 
  private:
-  AllocTestThreadOutcome planned_;
+  LifetimeThreadOutcome planned_;
   std::uint32_t planned_peak_blocks_ = 0;
 };
 
 namespace detail {
 
 template <MemoryAccess kAccess, Allocator A, class Observer>
-AllocTestThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observer& observer) {
-  AllocTestThreadOutcome out;
+LifetimeThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observer& observer) {
+  LifetimeThreadOutcome out;
   std::uint64_t live = 0;
+  __extension__ using U128 = unsigned __int128;
+  U128 window_live_sum = 0;  // Σ live over the window: up to 2^32 terms of up to 2^64
   const LifetimeModel& model = ws.model;
   const auto n = static_cast<std::uint32_t>(model.params().allocations_per_thread);
+  const auto window_begin = static_cast<std::uint32_t>(lifetime_window_begin(n));
   auto free_block = [&](std::uint32_t i) {
     LiveBlock& b = ws.pool.items()[i];
     free_counted<kAccess>(alloc, observer, out, live, b.block, b.size, i);
@@ -291,7 +319,7 @@ AllocTestThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observ
   for (std::uint32_t t = 0; t < n; ++t) {
     ws.queue.advance(ws.pool.items(), t, free_block);
     const std::uint64_t size = model.draw_size(ws.rng);
-    const std::uint64_t lifetime = model.draw_lifetime(ws.rng);
+    const std::uint64_t lifetime = model.draw_lifetime(ws.rng, size);
     void* block = allocate_observed(alloc, observer, size);
     if (block == nullptr) [[unlikely]] {
       out.failed_allocation_bytes = size;
@@ -305,10 +333,13 @@ AllocTestThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observ
     if (lifetime < n - t) ws.queue.insert(ws.pool.items(), i, static_cast<std::uint32_t>(t + lifetime), t);
     live += size;
     out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
+    window_live_sum += t >= window_begin ? live : 0;
     ++out.mallocs;
     out.op_stream_hash = hash_op(out.op_stream_hash, i, true, size);
   }
   out.end_live_requested_bytes = live;
+  out.window_allocations = out.mallocs > window_begin ? out.mallocs - window_begin : 0;
+  if (out.window_allocations > 0) out.window_mean_live_requested_bytes = double(window_live_sum) / double(out.window_allocations);
   return out;
 }
 
@@ -317,7 +348,7 @@ AllocTestThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observ
 // Runs one worker thread of the fitted workload (the model above) against `alloc`.  The caller
 // times this call; nothing in it allocates except through `alloc`.  A workspace runs once.
 template <Allocator A, class Observer = NoObserver>
-AllocTestThreadOutcome run_lifetime_thread(A& alloc, LifetimeWorkspace& workspace, MemoryAccess access,
+LifetimeThreadOutcome run_lifetime_thread(A& alloc, LifetimeWorkspace& workspace, MemoryAccess access,
                                            Observer&& observer = Observer{}) {
   switch (access) {
     case MemoryAccess::none: return detail::run_lifetime_loop<MemoryAccess::none>(alloc, workspace, observer);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -158,11 +159,15 @@ class BlockTracker {
       if (++next[t] < events.size()) heads.emplace(events[next[t]].tsc, t);
     }
     s_.never_freed = live_.size();
-    for (const auto& [address, b] : live_) censored.push_back(allocations_of[b.owner] - b.index);
+    for (const auto& [address, b] : live_) {
+      censored.push_back(allocations_of[b.owner] - b.index);
+      censored_sizes.push_back(b.size);
+    }
   }
 
   std::vector<std::uint64_t> sizes, lifetimes;
   std::vector<std::uint64_t> censored;  // bounds c of blocks with L >= c (see trace_fit.hpp)
+  std::vector<std::uint64_t> lifetime_sizes, censored_sizes;  // the sizes of those blocks, in the same order
   std::vector<std::uint64_t> allocations_of;  // per thread position: its blocks, realloc results included
 
  private:
@@ -222,9 +227,11 @@ class BlockTracker {
     live_bytes_ -= b.size;
     if (made_[b.owner] < allocations_of[b.owner]) {
       lifetimes.push_back(made_[b.owner] - b.index);
+      lifetime_sizes.push_back(b.size);
     } else {
       ++s_.freed_after_owner_done;
       censored.push_back(made_[b.owner] - b.index);
+      censored_sizes.push_back(b.size);
     }
     live_.erase(it);
   }
@@ -237,6 +244,82 @@ class BlockTracker {
 };
 
 std::string shortest(double v) { return nlohmann::json(v).dump(); }
+
+// ---- Lifetimes by size class (trace_fit.hpp, "Classes") -----------------------------------
+
+// The lifetimes of the blocks of one size range: observed ones and censoring bounds.
+struct ClassSample {
+  std::uint64_t max_size = 0;
+  std::vector<std::uint64_t> observed, censored;
+  double blocks() const { return double(observed.size() + censored.size()); }
+  void absorb(ClassSample&& other) {
+    max_size = other.max_size;
+    observed.insert(observed.end(), other.observed.begin(), other.observed.end());
+    censored.insert(censored.end(), other.censored.begin(), other.censored.end());
+  }
+  LifetimeEstimate estimate() const {
+    std::vector<std::uint64_t> o = observed;
+    return kaplan_meier(histogram_of(o), censored);
+  }
+};
+
+// sup over lifetimes of the gap between two estimated lifetime CDFs (the immortal tails count).
+double law_distance(const LifetimeEstimate& a, const LifetimeEstimate& b) {
+  double fa = 0, fb = 0, distance = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.mass.size() || j < b.mass.size()) {
+    const std::uint64_t x = std::min(i < a.mass.size() ? a.mass[i].first : ~std::uint64_t{0}, j < b.mass.size() ? b.mass[j].first : ~std::uint64_t{0});
+    if (i < a.mass.size() && a.mass[i].first == x) fa += a.mass[i++].second;
+    if (j < b.mass.size() && b.mass[j].first == x) fb += b.mass[j++].second;
+    distance = std::max(distance, std::abs(fa - fb));
+  }
+  return distance;
+}
+
+// Octaves of size, smallest first, grouped until a group has min_frees observed lifetimes (a
+// short last group joins the one before); then adjacent groups merged while a two-sample KS
+// test at level 0.001 cannot tell their lifetime laws apart.  One class left: no classes.
+std::vector<ClassSample> lifetime_classes_of(const BlockTracker& t, std::uint64_t min_frees) {
+  if (min_frees == 0) return {};
+  std::vector<ClassSample> octaves(65);
+  for (std::size_t i = 0; i < t.lifetimes.size(); ++i) octaves[std::bit_width(t.lifetime_sizes[i])].observed.push_back(t.lifetimes[i]);
+  for (std::size_t i = 0; i < t.censored.size(); ++i) octaves[std::bit_width(t.censored_sizes[i])].censored.push_back(t.censored[i]);
+  std::vector<ClassSample> groups;
+  ClassSample open;
+  for (unsigned w = 1; w <= 64; ++w) {
+    octaves[w].max_size = w >= 33 ? kMaxFittedBlockSize : (std::uint64_t{1} << w) - 1;  // sizes are clamped to 2^32 - 1
+    open.absorb(std::move(octaves[w]));
+    if (open.observed.size() >= min_frees) groups.push_back(std::exchange(open, ClassSample{}));
+  }
+  if (groups.empty()) return {};
+  groups.back().absorb(std::move(open));
+  std::vector<ClassSample> classes;
+  for (ClassSample& g : groups) {
+    const double critical = 1.949;  // KS, alpha = 0.001
+    if (!classes.empty() && law_distance(classes.back().estimate(), g.estimate()) <=
+                                critical * std::sqrt((classes.back().blocks() + g.blocks()) / (classes.back().blocks() * g.blocks())))
+      classes.back().absorb(std::move(g));
+    else
+      classes.push_back(std::move(g));
+  }
+  if (classes.size() == 1) return {};
+  return classes;
+}
+
+// A lifetime law's table, immortal share and KS distance from its estimate.
+struct FittedLaw {
+  std::vector<ValueRange> table;
+  double immortal_share = 1;
+  double ks = 0;
+};
+FittedLaw fit_law(const LifetimeEstimate& e, double max_range_share) {
+  if (e.mass.empty()) return {};
+  FittedLaw f;
+  f.table = range_table(e.mass, max_range_share);
+  f.immortal_share = e.tail < 1e-12 ? 0.0 : std::min(1.0, e.tail);  // rounding residue is 0
+  f.ks = ks_distance(e.mass, f.table);
+  return f;
+}
 
 void check(const FitOptions& o) {
   if (!(o.max_range_share >= kMinRangeShare && o.max_range_share <= kMaxRangeShare))
@@ -271,6 +354,7 @@ FitConfig fit_trace(const trace::TraceContents& t, const FitOptions& options) {
   }
   s.effective_threads = sum * sum / sum_squares;
 
+  std::vector<ClassSample> classes = lifetime_classes_of(tracker, options.lifetime_class_min_frees);
   const ValueHistogram sizes = histogram_of(tracker.sizes);
   const ValueHistogram lifetimes = histogram_of(tracker.lifetimes);  // observed: the blocks freed
   const LifetimeEstimate estimate = kaplan_meier(lifetimes, std::move(tracker.censored));
@@ -291,16 +375,27 @@ FitConfig fit_trace(const trace::TraceContents& t, const FitOptions& options) {
     throw std::invalid_argument(t.file + ": " + std::to_string(p.allocations_per_thread) + " allocations per thread (accepted: at most " +
                                 std::to_string(kMaxFittedAllocationsPerThread) + ")");
   p.sizes = range_table(sizes, options.max_range_share);
-  p.lifetimes = estimate.mass.empty() ? std::vector<ValueRange>{} : range_table(estimate.mass, options.max_range_share);
-  p.immortal_share = estimate.mass.empty() ? 1.0 : s.immortal_share;
+  FitQuality& q = c.quality;
+  // The lifetime laws: one per class (the last is the top-level law), or the trace's whole law.
+  std::vector<LifetimeEstimate> laws;
+  for (const ClassSample& k : classes) laws.push_back(k.estimate());
+  if (classes.empty()) laws.push_back(estimate);
+  for (std::size_t i = 0; i < laws.size(); ++i) {
+    const FittedLaw f = fit_law(laws[i], options.max_range_share);
+    q.lifetime_ks_distance = std::max(q.lifetime_ks_distance, f.ks);
+    q.lifetime_rows += f.table.size();
+    if (i + 1 < laws.size()) {
+      p.lifetime_classes.push_back({classes[i].max_size, f.table, f.immortal_share});
+    } else {
+      p.lifetimes = f.table;
+      p.immortal_share = f.immortal_share;
+    }
+  }
   validate(p);
 
-  FitQuality& q = c.quality;
   q.max_range_share = options.max_range_share;
   q.size_ks_distance = ks_distance(sizes, p.sizes);
-  q.lifetime_ks_distance = estimate.mass.empty() ? 0 : ks_distance(estimate.mass, p.lifetimes);
   q.size_rows = p.sizes.size();
-  q.lifetime_rows = p.lifetimes.size();
   q.trace_peak_live_requested_bytes = s.peak_live_requested_bytes;
   const LifetimeModel model(p);
   for (unsigned i = 0; i < p.threads; ++i)

@@ -1,21 +1,20 @@
 """The HTML report: one self-contained page (styles inline, figures embedded as data URIs) that
 opens offline, plus the tables as Markdown, LaTeX and CSV and the figures as PNG and SVG beside
 it.  It states the uncertainty (CIs, CV, significance), the machine and its warnings, and the
-exact command lines that produced the figures.  Replay records' allocstats series are drawn as
-memory over the trace; traces given with --trace get a section of their own (summary, sizes,
-threads, live bytes, lifetimes)."""
+exact command lines that produced the figures.  The workloads beyond alloc-test get their metrics
+tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
+allocstats series are drawn as memory over the trace; traces given with --trace get a section of
+their own (summary, sizes, threads, live bytes, lifetimes)."""
 
 from __future__ import annotations
 
-import base64
-import html
 import os
-import re
 
 import numpy as np
 import pandas as pd
 
-from . import plots, profiles, structures, tables, trace_plots, traces
+from . import plots, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .loading import Runs, load
 
 STYLE = """
@@ -26,34 +25,6 @@ th{background:#f0f0f0}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-
 code,pre{background:#f6f6f6;font-size:.85em}pre{padding:.6em;overflow-x:auto}figure{margin:1em 0}
 figcaption{font-size:.85em;color:#555}.legend{font-size:.85em;color:#444}img{max-width:100%}
 """
-
-
-def _e(x) -> str:
-    return html.escape(str(x))
-
-
-def _html_table(headers: list[str], rows: list[list[str]], left: int = 1) -> str:
-    head = "".join(f'<th class="l">{_e(h)}</th>' if i < left else f"<th>{_e(h)}</th>" for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f'<td class="l">{_e(c)}</td>' if i < left else f"<td>{_e(c)}</td>"
-                                   for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _embedded_png(path: str) -> str:
-    with open(path, "rb") as f:
-        return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
-
-
-def _figure(png: str, caption: str) -> str:
-    """A figure written by plots/trace_plots (PNG embedded, its SVG beside it linked)."""
-    svg = os.path.basename(png[:-4] + ".svg")
-    return (f'<figure><img src="{_embedded_png(png)}" alt="{_e(caption)}">'
-            f'<figcaption>{_e(caption)} (<a href="{_e(svg)}">SVG</a>)</figcaption></figure>')
-
-
-def _file_stem(*parts) -> str:
-    """A file name stem from free text (run names, trace paths): only [A-Za-z0-9._-]."""
-    return "-".join(re.sub(r"[^A-Za-z0-9._-]+", "_", str(p)).strip("_") for p in parts)
 
 
 def _machine_rows(ctx: dict) -> list[list[str]]:
@@ -290,7 +261,10 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     (ResultsError, traces.TraceFormatError, OSError)."""
     runs = load(paths)
     loaded_traces = [traces.load_trace(p) for p in trace_paths]
-    replay_groups = traces.allocstats_groups(runs)  # a malformed allocstats series fails before any file is written
+    # malformed allocstats or phase series, or workload_metrics, fail here: before any file is written
+    replay_groups = traces.allocstats_groups(runs)
+    workload_tables = workload_metrics.workload_tables(runs)
+    phase_groups = workload_metrics.phase_groups(runs)
     os.makedirs(out_dir, exist_ok=True)
     table = tables.summary_table(runs)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
@@ -298,6 +272,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
         body += _alloc_test_summary(table, out_dir)
     body += _structure_sections(runs, out_dir)
+    body += workload_sections.workload_section(workload_tables, phase_groups, out_dir)
     body += _profile_sections(runs)
     body += _replay_sections(replay_groups, out_dir)
     for number, trace in enumerate(loaded_traces, 1):
@@ -307,6 +282,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     documented = (tables.COLUMNS if not table.empty else []) + (
         structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
     body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
+    body += workload_sections.columns_section(workload_tables)
     page = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>allocstress report</title>'
             f"<style>{STYLE}</style></head><body>" + "\n".join(body) + "</body></html>\n")
     index = os.path.join(out_dir, "index.html")

@@ -15,6 +15,11 @@ from .loading import Runs
 
 REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
+# Workloads whose timing records have no net cost, so no row here: the data structures (no void
+# baseline; structures.py) and the false-sharing kernels (their baseline, private cache-line-aligned
+# objects, is measured inside the cell: workload_metrics.py).
+FALSE_SHARING_WORKLOADS = ("false-sharing-active", "false-sharing-passive")
+WITHOUT_NET_COST = ("bintree", "linkedlist", "multilist") + FALSE_SHARING_WORKLOADS
 
 # (column, unit, what it is and how it is computed)
 COLUMNS = [
@@ -71,9 +76,9 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     cells = runs.cells
     if cells.empty or "status" not in cells:
         return pd.DataFrame(columns=COLUMN_NAMES)
-    # alloc-test-like rows only: timing records of workloads with a void baseline (structures.py has the rest)
+    # alloc-test-like rows only: timing records of workloads with a void baseline
     mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
-    ok = cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["workload"].isin(("bintree", "linkedlist", "multilist"))]
+    ok = cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["workload"].isin(WITHOUT_NET_COST)]
     rows = []
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
@@ -240,5 +245,6 @@ def to_csv(table: pd.DataFrame) -> str:
     return table.to_csv(index=False)
 
 
-def columns_markdown() -> str:
-    return "| column | unit | meaning |\n|---|---|---|\n" + "\n".join(f"| `{n}` | {u} | {d} |" for n, u, d in COLUMNS) + "\n"
+def columns_markdown(columns=COLUMNS) -> str:
+    """The (column, unit, meaning) list as a Markdown table (default: this table's COLUMNS)."""
+    return "| column | unit | meaning |\n|---|---|---|\n" + "\n".join(f"| `{n}` | {u} | {d} |" for n, u, d in columns) + "\n"

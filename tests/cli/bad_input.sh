@@ -26,7 +26,7 @@ expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix 
 expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix "${R[@]}" --timeout -3
 expect_error 2 "must end in .json"              -- "$ALLOCSTRESS" matrix --out "$T/r.md"
 expect_error 2 "cannot read allocator manifest" -- "$ALLOCSTRESS" list --manifest "$T/none.tsv"
-expect_error 2 "unknown workload 'hashmap' (accepted: alloc-test, bintree, linkedlist, multilist, replay, fitted)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree,hashmap
+expect_error 2 "unknown workload 'hashmap' (accepted: alloc-test, bintree, linkedlist, multilist, replay, fitted, xthread, larson, lifetime, phase-ramp, phase-plateau, phase-peak, false-sharing-active, false-sharing-passive)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree,hashmap
 expect_error 2 "bintree: --node-size out of range: 16 (accepted: 32..65536)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree --node-size 16
 expect_error 2 "--node-size 36 is not a multiple of 8" -- "$ALLOCSTRESS" run --allocator pool --workload linkedlist --node-size 36
 expect_error 2 "--churn out of range: 101 (accepted: 0..100)" -- "$ALLOCSTRESS" run --allocator pool --workload bintree --churn 101
@@ -34,7 +34,7 @@ expect_error 2 "--interleave out of range: 65" -- "$ALLOCSTRESS" run --allocator
 expect_error 2 "--zipf out of range: -1"        -- "$ALLOCSTRESS" run --allocator pool --workload multilist --zipf -1
 expect_error 2 "--heads out of range: 0"        -- "$ALLOCSTRESS" run --allocator pool --workload multilist --heads 0
 expect_error 2 "--heads applies to multilist only, not to bintree" -- "$ALLOCSTRESS" run --allocator pool --workload bintree --heads 4
-expect_error 2 "--slots applies to alloc-test only, not to linkedlist" -- "$ALLOCSTRESS" run --allocator pool --workload linkedlist --slots 4096
+expect_error 2 "--slots applies to alloc-test, xthread and larson only, not to linkedlist" -- "$ALLOCSTRESS" run --allocator pool --workload linkedlist --slots 4096
 expect_error 2 "--nodes applies to bintree, linkedlist and multilist only, not to alloc-test" -- "$ALLOCSTRESS" matrix "${R[@]}" --nodes 10
 expect_error 2 "run takes one workload"         -- "$ALLOCSTRESS" run --allocator pool --workload bintree,linkedlist
 expect_error 2 "allocator 'void' cannot run bintree" -- "$ALLOCSTRESS" run --allocator void --workload bintree
@@ -45,7 +45,10 @@ expect_error 2 "unknown allocator 'nosuch'"     -- "$ALLOCSTRESS" run --allocato
 expect_error 2 "0 threads"                      -- "$ALLOCSTRESS" run --allocator void --threads 0
 expect_error 2 "usable PUs"                     -- "$ALLOCSTRESS" run --allocator void --threads 4096
 expect_error 2 "E out of range"                 -- "$ALLOCSTRESS" run --allocator void --max-size-exp 2
-expect_error 2 "unknown workload 'larson'"      -- "$ALLOCSTRESS" run --allocator void --workload larson
+expect_error 2 "unknown workload 'hoard-larson'" -- "$ALLOCSTRESS" run --allocator void --workload hoard-larson
+expect_error 2 "unknown size model 'zipf' (accepted: inverse, fleet)" -- "$ALLOCSTRESS" run --allocator void --sizes zipf
+expect_error 2 "--sizes applies to alloc-test, xthread, larson, lifetime and phase-* only, not to bintree" -- "$ALLOCSTRESS" run --allocator pool --workload bintree --sizes fleet
+expect_error 2 "--remote-share 150.0 is out of range (accepted: a percentage 0..100)" -- "$ALLOCSTRESS" run --allocator pool --workload xthread --threads 2 --remote-share 150
 
 # An existing results file is never overwritten without --force, and is left intact.
 echo '{"keep": true}' > "$T/keep.json"

@@ -1,0 +1,56 @@
+# The cross-thread workloads through `allocstress run`: xthread at remote share 0/50/100 and
+# larson on a drop-in (system) and an in-tree (pool) allocator at 2 threads; share 0 is
+# alloc-test's stream; one thread warns; bad parameters give one error line and exit 2.
+source "$(dirname "$0")/lib.sh"
+
+# check NAME PYTHON-EXPRESSION -- COMMAND...: runs the cell, then evaluates the expression on its
+# record `r` (with `m` = r["workload_metrics"]); prints the record's gist when it is false.
+check() {
+  local name=$1 expr=$2
+  shift 3
+  local rec
+  if ! rec=$("$@" 2>"$T/err.txt"); then fail "$name: exit $?: $(cat "$T/err.txt")"; return; fi
+  if /usr/bin/python3 - "$rec" "$expr" <<'EOF'; then pass; else fail "$name: $*"; fi
+import json, sys
+r = json.loads(sys.argv[1])
+m = r.get("workload_metrics", {})
+ok = r["status"] == "ok" and eval(sys.argv[2])
+if not ok:
+    print(json.dumps({k: r.get(k) for k in ("status", "reason", "mallocs", "frees", "workload_metrics", "warnings")}), file=sys.stderr)
+sys.exit(0 if ok else 1)
+EOF
+}
+
+field() { /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+for alloc in system pool; do
+  X=("$ALLOCSTRESS" run --allocator "$alloc" --workload xthread --threads 2 "${TINY[@]}")
+  check "$alloc xthread 0%" 'm["remote_frees"] == 0 and m["remote_free_share"] == 0 and m["local_frees"] == r["frees"]' -- "${X[@]}" --remote-share 0
+  check "$alloc xthread 50%" 'abs(m["remote_free_share"] - 0.5) < 0.02 and m["local_frees"] + m["remote_frees"] == r["frees"] and r["cross_thread"]["remote_share_requested"] == 0.5' \
+    -- "${X[@]}" --remote-share 50
+  check "$alloc xthread 100%" 'm["local_frees"] == 0 and m["remote_free_share"] == 1' -- "${X[@]}" --remote-share 100 --queue-capacity 16
+  check "$alloc larson" 'r["cross_thread"]["rounds"] == 16 and m["rounds"] == 16 and 0 < m["remote_free_share"] < 1 and m["local_frees"] + m["remote_frees"] == r["frees"]' \
+    -- "$ALLOCSTRESS" run --allocator "$alloc" --workload larson --threads 2 "${TINY[@]}"
+done
+
+# Remote share 0 measures alloc-test's operation stream; the live-bytes series does not depend on the share.
+base=$("$ALLOCSTRESS" run --allocator system --threads 2 "${TINY[@]}")
+zero=$("$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 "${TINY[@]}" --remote-share 0)
+half=$("$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 "${TINY[@]}" --remote-share 50)
+[ "$(field "$base" op_stream_hash)" = "$(field "$zero" op_stream_hash)" ] && pass || fail "xthread 0% is not alloc-test's stream"
+[ "$(field "$base" peak_live_requested_bytes)" = "$(field "$half" peak_live_requested_bytes)" ] && pass ||
+  fail "peak live bytes depend on the remote share"
+
+# One thread: defined, and said.
+check "xthread 1 thread" 'm["remote_frees"] == 0 and any("one thread" in w for w in r["warnings"])' \
+  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 1 "${TINY[@]}" --remote-share 50
+check "larson 1 thread" 'm["remote_frees"] == 0 and any("one thread" in w for w in r["warnings"])' \
+  -- "$ALLOCSTRESS" run --allocator pool --workload larson --threads 1 "${TINY[@]}" --rounds 4
+
+# Bad parameters.
+expect_error 2 "--remote-share"  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 --remote-share 150
+expect_error 2 "queue capacity"  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 --queue-capacity 0
+expect_error 2 "rounds"          -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --rounds 0
+expect_error 2 "rounds out of range: 100" -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --iterations 10 --rounds 100
+
+finish

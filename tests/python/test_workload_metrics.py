@@ -1,0 +1,257 @@
+"""The tables and figures of the workloads beyond alloc-test (workload_metrics.py, phase_plots.py,
+workload_sections.py), checked on a constructed results file whose medians are known: xthread
+beside alloc-test, phase-peak with an RSS series, and a false-sharing kernel."""
+
+import copy
+import json
+import os
+import statistics
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import allocstress
+from allocstress import phase_plots, tables
+from allocstress import workload_metrics as wm
+from allocstress.loading import ResultsError
+from allocstress.report import write_report
+
+from conftest import GOLDEN, iteration_entries
+
+SERIES_COLUMNS = ["thread", "op_index", "elapsed_ms", "live_bytes", "rss_bytes", "stage", "extra"]
+
+
+def phase_rows(rss_scale, rep):
+    """A two-thread phase-peak series: grow, drop, a pause (thread -1 rows, half the threads' last
+    samples: they predate the end of the drop), grow again.  rss_bytes
+    only on worker 0's rows and the pause rows; `rss_scale` sets how much RSS follows the live bytes
+    down (1: returns everything), `rep` shifts the times (the figure must use repetition 0)."""
+    rows, t = [], float(rep)
+    for op, (live0, live1, stage) in enumerate([(100, 200, "grow"), (400, 500, "grow"), (50, 60, "drop")]):
+        t += 1
+        rows.append([0, op * 10, t, live0 * 1024, 3 * live0 * 1024 * rss_scale + 1024, stage, "x"])
+        rows.append([1, op * 10, t + 0.5, live1 * 1024, None, stage, "y"])
+    for k in range(3):  # the pause: RSS falls (or not) while nothing runs
+        rows.append([-1, None, t + 1 + k, 55 * 1024, (1500 - 400 * k * rss_scale) * 1024, "pause", None])
+    rows.append([0, 40, t + 5, 300 * 1024, 2000 * 1024, "final", "z"])
+    rows.append([1, 40, t + 5.5, 300 * 1024, None, "final", "z"])
+    return rows
+
+
+def constructed_results(tmp_path, change=None, name="beyond.json"):
+    """TEST FIXTURE (constructed, not measured): the golden file's context and schema with
+    records of alloc-test, xthread, phase-peak and false-sharing-active made from one of its
+    iteration entries.  Values are chosen so that every median is known."""
+    with open(GOLDEN) as f:
+        doc = json.load(f)
+    template = next(e for e in iteration_entries(doc) if e["allocator"] == "system" and e["workload"] == "alloc-test")
+    records = []
+
+    def add(workload, allocator, threads, rep, **fields):
+        e = copy.deepcopy(template)
+        e.update(workload=workload, allocator=allocator, threads=threads, repetition_index=rep, mode="timing",
+                 name=f"{workload}/{allocator}/threads:{threads}", run_name=f"{workload}/{allocator}/threads:{threads}",
+                 **fields)
+        records.append(e)
+        return e
+
+    for threads in (1, 2):
+        for rep in range(3):
+            for allocator, over in (("void", 0.0), ("system", 1.0 + rep / 10), ("jemalloc", 2.0 + rep)):
+                add("alloc-test", allocator, threads, rep, overhead_ratio=over, cycles_per_pair=100.0 + rep,
+                    net_cycles_per_pair=0.0 if allocator == "void" else 50.0 + 10 * rep + threads)
+    for threads in (1, 2):
+        for rep in range(3):
+            for allocator, over in (("void", 0.0), ("system", 2.0 + rep), ("jemalloc", 3.0 + rep / 2)):
+                add("xthread", allocator, threads, rep, overhead_ratio=over, cycles_per_pair=150.0 + rep,
+                    net_cycles_per_pair=0.0 if allocator == "void" else 70.0 + rep,
+                    workload_metrics={"remote_free_share": 0.5 + rep / 100, "remote_frees": 1000 + 10 * rep,
+                                      "local_frees": 900 - rep, "queue_full_waits": None if rep == 1 else 4 * rep,
+                                      "new_metric": 7.0 * rep, "max_queue_backlog": None})
+    # jemalloc's alloc-test cell at 2 threads failed: xthread's blowup there is n/a
+    for e in records:
+        if (e["workload"], e["allocator"], e["threads"]) == ("alloc-test", "jemalloc", 2):
+            e.update(status="failed", reason="killed by signal 11 (SIGSEGV)")
+    for allocator, scale in (("system", 0.0), ("jemalloc", 1.0)):
+        for rep in range(2):
+            add("phase-peak", allocator, 2, rep, overhead_ratio=1.5, net_cycles_per_pair=80.0,
+                workload_metrics={"rss_after_drop_ratio": 4.0 - scale + rep, "return_ms": None if scale == 0 else 12.0 + rep,
+                                  "returned_share_after_pause": 0.9 * scale},
+                workload_metrics_means={"rss_after_drop_ratio": "as the C++ says"},
+                phase_series={"every": 10, "columns": list(SERIES_COLUMNS), "rows": phase_rows(scale, rep), "means": "..."})
+    for allocator, slowdown in (("system", 3.0), ("jemalloc", 1.0)):
+        for rep in range(3):
+            e = add("false-sharing-active", allocator, 2, rep, cycles_per_pair=30.0 + rep,
+                    workload_metrics={"shared_lines_mean": 8.0 * slowdown + rep, "shared_lines_max": 16.0 * slowdown,
+                                      "shared_object_share": 0.25 * slowdown, "slowdown": slowdown + rep / 10,
+                                      "write_cycles_per_write": 3.0 * slowdown, "private_write_cycles_per_write": 3.0,
+                                      "alloc_cycles_per_pair": 30.0 + rep})
+            for key in ("net_cycles_per_pair", "net_ns_per_pair", "baseline_cycles_per_pair", "overhead_ratio"):
+                e.pop(key, None)
+    doc["benchmarks"] = records
+    if change:
+        change(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def entries(path, workload, allocator, threads):
+    with open(path) as f:
+        doc = json.load(f)
+    return [e for e in doc["benchmarks"] if (e["workload"], e["allocator"], e["threads"], e["status"]) ==
+            (workload, allocator, threads, "ok")]
+
+
+def median_of(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+@pytest.fixture
+def results(tmp_path):
+    return constructed_results(tmp_path)
+
+
+def test_xthread_table_has_the_medians_and_the_blowup(results):
+    table = wm.workload_table(allocstress.load([results]), "xthread")
+    frame = table.frame
+    assert len(frame) == 6  # 3 allocators x 2 thread counts
+    # every key the records hold, METRICS' order first, unknown ones after
+    assert list(table.metrics) == ["remote_free_share", "remote_frees", "local_frees", "queue_full_waits",
+                                   "max_queue_backlog", "new_metric"]
+    for _, r in frame.iterrows():
+        mine = entries(results, "xthread", r["allocator"], r["threads"])
+        assert r["reps_ok"] == len(mine) == 3
+        for key in table.metrics:
+            expected = median_of([e["workload_metrics"][key] for e in mine])
+            assert (r[key] != r[key]) if expected is None else r[key] == pytest.approx(expected), key
+        over = statistics.median(e["overhead_ratio"] for e in mine)
+        assert r["overhead_ratio"] == pytest.approx(over)
+        reference = entries(results, "alloc-test", r["allocator"], r["threads"])
+        if r["allocator"] == "void" or not reference:
+            assert r["blowup_vs_alloc_test"] != r["blowup_vs_alloc_test"]  # n/a: void's overhead is 0, or no cell
+        else:
+            assert r["blowup_vs_alloc_test"] == pytest.approx(over / statistics.median(e["overhead_ratio"] for e in reference))
+            assert r["blowup_ci_low"] <= r["blowup_vs_alloc_test"] <= r["blowup_ci_high"]
+    row = frame[(frame["allocator"] == "jemalloc") & (frame["threads"] == 2)].iloc[0]
+    assert "no ok alloc-test cell" in row["notes"]
+    # spelled out once: system at 1 thread, overheads 2, 3, 4 against alloc-test's 1.0, 1.1, 1.2
+    row = frame[(frame["allocator"] == "system") & (frame["threads"] == 1)].iloc[0]
+    assert row["blowup_vs_alloc_test"] == pytest.approx(3.0 / 1.1)
+    assert row["queue_full_waits"] == pytest.approx(4.0)  # median of 0 and 8 (null left out)
+
+
+def test_display_and_markdown_show_labels_and_na(results):
+    table = wm.workload_table(allocstress.load([results]), "xthread")
+    headers, rows = wm.display_rows(table)
+    assert headers[:4] == ["allocator", "threads", "reps", "overhead ratio"]
+    assert "remote-free share" in headers and "new_metric" in headers and headers[-1] == "blowup vs alloc-test [95% CI]"
+    backlog = headers.index("max backlog")
+    assert all(r[backlog] == "n/a" for r in rows)  # null in every repetition: the column stays, n/a
+    assert rows[0][0] == "void (baseline)" and rows[0][-1] == "-"
+    md = wm.to_markdown(table)
+    assert md.startswith("### xthread\n") and "| system | 1 | 3 |" in md and "Note: no ok alloc-test cell" in md
+
+
+def test_false_sharing_is_only_in_its_own_table(results):
+    runs = allocstress.load([results])
+    summary = tables.summary_table(runs)
+    assert "false-sharing-active" not in set(summary["workload"])
+    assert {"alloc-test", "xthread", "phase-peak"} <= set(summary["workload"])
+    fs = wm.workload_table(runs, "false-sharing-active")
+    assert len(fs.frame) == 2 and fs.frame["overhead_ratio"].isna().all()
+    system = fs.frame[fs.frame["allocator"] == "system"].iloc[0]
+    assert system["slowdown"] == pytest.approx(3.1) and system["shared_lines_mean"] == pytest.approx(25.0)
+    headers, rows = wm.display_rows(fs)
+    assert "overhead ratio" not in headers and "write slowdown" in headers
+    assert [t.workload for t in wm.workload_tables(runs)] == ["xthread", "phase-peak", "false-sharing-active"]
+
+
+def test_column_docs_cover_every_column(results):
+    tables_ = wm.workload_tables(allocstress.load([results]))
+    docs = {name: meaning for name, _, meaning in wm.column_docs(tables_)}
+    for t in tables_:
+        assert set(t.frame.columns) <= set(docs), t.workload
+    assert "not described by the analysis package" in docs["new_metric"]
+    assert docs["rss_after_drop_ratio"] == wm.METRICS["rss_after_drop_ratio"][3]
+
+
+def test_phase_groups_take_the_first_repetition_and_sum_the_threads(results):
+    groups = wm.phase_groups(allocstress.load([results]))
+    assert len(groups) == 1
+    g = groups[0]
+    assert (g.workload, g.threads, list(g.series), g.every) == ("phase-peak", 2, ["system", "jemalloc"],
+                                                                 {"system": 10, "jemalloc": 10})
+    frame = g.series["jemalloc"]
+    assert frame["elapsed_ms"].iloc[0] == 1.0  # repetition 0 starts at 1 ms, repetition 1 at 2 ms
+    # worker rows: the sum of each thread's latest live bytes; pause rows carry the total themselves, and
+    # scale the threads' latest samples (50 + 60, stale) to it (25 + 30) for the rows after the pause
+    assert list(frame["total_live_bytes"] / 1024) == [100, 300, 600, 900, 550, 110, 55, 55, 55, 330, 600]
+    assert frame["rss_bytes"].isna().sum() == 4  # worker 1's rows
+    assert phase_plots.stage_spans(frame) == [(4.0, 6.0)]
+
+
+def test_phase_figure_is_written(results, tmp_path):
+    g = wm.phase_groups(allocstress.load([results]))[0]
+    png = phase_plots.plot_phase(g, "phase-peak test", str(tmp_path / "phase"))
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert os.path.getsize(png) > 10_000
+    ET.parse(str(tmp_path / "phase.svg"))
+
+
+def test_report_has_the_workload_sections(results, tmp_path, output_dir):
+    out = tmp_path / "rep"
+    page = open(write_report([results], str(out), "allocstress report beyond.json")).read()
+    start, end = page.index('<h2 id="workloads">Workloads beyond alloc-test</h2>'), page.index("<h2>Run ")
+    section = page[start:end]
+    for text in ("<h3>xthread</h3>", "<h3>phase-peak</h3>", "<h3>false-sharing-active</h3>", "blowup vs alloc-test",
+                 "write slowdown", "return ms", "workloads.md"):
+        assert text in section, text
+    assert section.count('<img src="data:image/png;base64,') == 1  # the phase-peak figure at 2 threads
+    assert "Columns of the tables of workloads beyond alloc-test" in page[page.index("<h2>Columns</h2>"):]
+    assert "<td class=\"l\">false-sharing-active</td>" not in page[:start]  # not in the Summary table
+    for name in ("workloads.md", "workload-xthread.csv", "workload-phase-peak.csv", "workload-false-sharing-active.csv",
+                 "beyond-phase-peak-2t-memory.png", "beyond-phase-peak-2t-memory.svg"):
+        assert os.path.getsize(out / name) > 0, name
+    md = (out / "workloads.md").read_text()
+    assert "### false-sharing-active" in md and "| `blowup_vs_alloc_test` |" in md
+    with open(os.path.join(output_dir, "workloads-report.html"), "w") as f:
+        f.write(page)
+
+
+def test_alloc_test_files_have_no_workload_section(tmp_path):
+    from allocstress import workload_sections
+    runs = allocstress.load([GOLDEN])
+    assert wm.workload_tables(runs) == [] and wm.phase_groups(runs) == []
+    assert workload_sections.workload_section([], [], str(tmp_path)) == [] and not os.listdir(tmp_path)
+    assert workload_sections.columns_section([]) == []
+
+
+def phase_record(doc):
+    return next(e for e in doc["benchmarks"] if e["workload"] == "phase-peak" and e["allocator"] == "jemalloc"
+                and e["repetition_index"] == 0)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda s: s.pop("rows"), r"phase_series is not \{'columns'"),
+    (lambda s: s["columns"].remove("rss_bytes"), r"phase_series lacks column\(s\) rss_bytes"),
+    (lambda s: s["rows"][3].pop(), r"phase_series row 3 is not a list of 7 values"),
+    (lambda s: s["rows"][2].__setitem__(2, "soon"), r"phase_series row 2 has a bad elapsed_ms"),
+    (lambda s: s["rows"][4].__setitem__(5, 7), r"phase_series row 4 has a bad stage"),
+])
+def test_malformed_phase_series_fails_before_the_report_is_written(tmp_path, damage, message):
+    path = constructed_results(tmp_path, lambda doc: damage(phase_record(doc)["phase_series"]))
+    with pytest.raises(ResultsError, match=r"beyond\.json: benchmarks\[\d+\]: " + message):
+        write_report([path], str(tmp_path / "r"), "test")
+    assert not os.path.exists(tmp_path / "r")
+
+
+def test_malformed_workload_metrics_fail_before_the_report_is_written(tmp_path):
+    def damage(doc):
+        next(e for e in doc["benchmarks"] if e["workload"] == "xthread")["workload_metrics"]["remote_frees"] = "many"
+    path = constructed_results(tmp_path, damage)
+    with pytest.raises(ResultsError, match=r"workload_metrics is not \{name: number or null\}"):
+        write_report([path], str(tmp_path / "r"), "test")
+    assert not os.path.exists(tmp_path / "r")

@@ -12,7 +12,7 @@ from matplotlib.patches import Patch
 
 from .plots import MAX_LEGEND_ENTRIES, _save  # plots selects the Agg backend before pyplot is imported
 from .tables import BASELINE
-from .workload_metrics import PhaseGroup
+from .phase_series import PhaseGroup
 
 import matplotlib.pyplot as plt  # noqa: E402  (after plots)
 
@@ -34,7 +34,7 @@ def stage_spans(frame: pd.DataFrame, stage: str = PAUSE) -> list[tuple[float, fl
 def plot_phase(group: PhaseGroup, title: str, stem: str) -> str:
     """RSS growth and live requested bytes against elapsed ms for every allocator of `group` but
     the void baseline.  RSS is drawn where the series has a reading (worker 0's rows and the
-    pause rows); live bytes at every row, summed over threads (workload_metrics.total_live_bytes)."""
+    pause rows); live bytes at every row, summed over threads (phase_series.total_live_bytes)."""
     fig, (rss, live) = plt.subplots(2, 1, figsize=(7.5, 6.5), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     drawn, paused = 0, False
     for allocator, frame in group.series.items():

@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import plots, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from . import phase_series, plots, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .loading import Runs, load
 
@@ -264,7 +264,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     # malformed allocstats or phase series, or workload_metrics, fail here: before any file is written
     replay_groups = traces.allocstats_groups(runs)
     workload_tables = workload_metrics.workload_tables(runs)
-    phase_groups = workload_metrics.phase_groups(runs)
+    phase_groups = phase_series.phase_groups(runs)
     os.makedirs(out_dir, exist_ok=True)
     table = tables.summary_table(runs)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from . import phase_plots
+from .phase_series import PhaseGroup
 from . import workload_metrics as wm
 from .html_parts import escape, figure, file_stem, html_table
 from .tables import columns_markdown
@@ -22,7 +23,7 @@ PHASE_CAPTION = ("Memory over the phase, first ok repetition of each allocator: 
                  "during the drop.")
 
 
-def _phase_figures(groups: list[wm.PhaseGroup], out_dir: str) -> list[str]:
+def _phase_figures(groups: list[PhaseGroup], out_dir: str) -> list[str]:
     parts = []
     for g in groups:
         title = f"{g.workload}, {g.threads} thread(s), run {g.run}"
@@ -32,7 +33,7 @@ def _phase_figures(groups: list[wm.PhaseGroup], out_dir: str) -> list[str]:
     return parts
 
 
-def workload_section(tables: list[wm.WorkloadTable], groups: list[wm.PhaseGroup], out_dir: str) -> list[str]:
+def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], out_dir: str) -> list[str]:
     """HTML parts of the section (none when `tables` is empty); writes workloads.md (tables, legends
     and columns), workload-<name>.csv and the phase figures into out_dir."""
     if not tables:

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import allocstress
-from allocstress import phase_plots, tables
+from allocstress import phase_plots, phase_series, tables
 from allocstress import workload_metrics as wm
 from allocstress.loading import ResultsError
 from allocstress.report import write_report
@@ -178,7 +178,7 @@ def test_column_docs_cover_every_column(results):
 
 
 def test_phase_groups_take_the_first_repetition_and_sum_the_threads(results):
-    groups = wm.phase_groups(allocstress.load([results]))
+    groups = phase_series.phase_groups(allocstress.load([results]))
     assert len(groups) == 1
     g = groups[0]
     assert (g.workload, g.threads, list(g.series), g.every) == ("phase-peak", 2, ["system", "jemalloc"],
@@ -193,7 +193,7 @@ def test_phase_groups_take_the_first_repetition_and_sum_the_threads(results):
 
 
 def test_phase_figure_is_written(results, tmp_path):
-    g = wm.phase_groups(allocstress.load([results]))[0]
+    g = phase_series.phase_groups(allocstress.load([results]))[0]
     png = phase_plots.plot_phase(g, "phase-peak test", str(tmp_path / "phase"))
     with open(png, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
@@ -224,7 +224,7 @@ def test_report_has_the_workload_sections(results, tmp_path, output_dir):
 def test_alloc_test_files_have_no_workload_section(tmp_path):
     from allocstress import workload_sections
     runs = allocstress.load([GOLDEN])
-    assert wm.workload_tables(runs) == [] and wm.phase_groups(runs) == []
+    assert wm.workload_tables(runs) == [] and phase_series.phase_groups(runs) == []
     assert workload_sections.workload_section([], [], str(tmp_path)) == [] and not os.listdir(tmp_path)
     assert workload_sections.columns_section([]) == []
 

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
       std::vector<Slot> slots(params.slots_per_thread(), Slot{nullptr, 0});
       WorkloadRng rng = make_thread_rng(params.seed, t);
       const AllocTestThreadOutcome out = run_alloc_test_thread(alloc, slots, picker, sizes, rng, params.iterations_per_thread, params.access);
-      release_all_slots(alloc, slots);
+      release_all_slots(alloc, std::span<Slot>(slots));
       calls[t] = out.mallocs + out.frees + (out.mallocs - out.frees);
       checksums[t] = out.read_checksum;  // printed: keeps the reads (and so the writes) live
     });

@@ -88,7 +88,7 @@ class LarsonWorker {
     outcome = run_larson_thread<TscClock>(*alloc_, board_, picker_, sizes_, cell_.params, cell_.cross_thread.rounds, index_);
   }
   void inspect() {}
-  void release() { release_larson_array(*alloc_, board_.array(board_.array_of(index_, cell_.cross_thread.rounds - 1))); }
+  void release() { release_all_slots(*alloc_, board_.array(board_.array_of(index_, cell_.cross_thread.rounds - 1))); }
 
   CrossThreadOutcome outcome;
 

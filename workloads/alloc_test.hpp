@@ -180,10 +180,11 @@ AllocTestThreadOutcome run_alloc_test_thread(A& alloc, std::span<Slot> slots, co
   return detail::run_loop<MemoryAccess::write_read>(alloc, slots, picker, sizes, rng, iterations, observer);
 }
 
-// Frees every block still held in `slots` (teardown, outside the measured phase).
-template <Allocator A>
-void release_all_slots(A& alloc, std::span<Slot> slots) {
-  for (Slot& slot : slots) {
+// Frees every block still held in `slots` (teardown, outside the measured phase), whoever
+// allocated it, with `alloc`.  SlotT: Slot, or any slot with `block` and `size` (0 = empty).
+template <Allocator A, class SlotT>
+void release_all_slots(A& alloc, std::span<SlotT> slots) {
+  for (SlotT& slot : slots) {
     if (slot.size != 0) alloc.deallocate(slot.block, slot.size);
     slot.size = 0;
   }

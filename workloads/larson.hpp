@@ -147,14 +147,4 @@ CrossThreadOutcome run_larson_thread(A& alloc, LarsonBoard& board, const ParetoS
   return detail::larson_loop<MemoryAccess::write_read, Clock>(alloc, board, picker, sizes, p, rounds, t);
 }
 
-// Frees every block still held in `slots` (teardown, outside the measured phase), whoever
-// allocated it, with `alloc`.
-template <Allocator A>
-void release_larson_array(A& alloc, std::span<LarsonSlot> slots) {
-  for (LarsonSlot& slot : slots) {
-    if (slot.size != 0) alloc.deallocate(slot.block, slot.size);
-    slot.size = 0;
-  }
-}
-
 }  // namespace allocstress

@@ -37,7 +37,7 @@ class Larson {
     return out;
   }
   void release() {
-    for (unsigned t = 0; t < p_.threads; ++t) release_larson_array(*allocs_[t], board_.array(board_.array_of(t, rounds_ - 1)));
+    for (unsigned t = 0; t < p_.threads; ++t) release_all_slots(*allocs_[t], board_.array(board_.array_of(t, rounds_ - 1)));
   }
 
  private:

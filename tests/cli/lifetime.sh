@@ -1,6 +1,6 @@
 # The `lifetime` workload from the command line: every shape on system, pool and the void
 # baseline at 1 and 2 threads runs ok, states Little's law from its tables (= the target), and
-# its measured mean live bytes meets the target within 5 x the record's own bound on the
+# its measured mean live bytes meets the target within 5 x the record's own estimate of the
 # measurement's standard deviation; bad shapes and live sizes give one error line and exit 2.
 source "$(dirname "$0")/lib.sh"
 
@@ -9,15 +9,15 @@ source "$(dirname "$0")/lib.sh"
 SMALL=(--workload lifetime --iterations 400000 --max-size-exp 10)
 LIVE=(--live-bytes 200000)
 
-# check_record FILE WHAT MAX_BOUND: status ok, model = target, achieved within 5 bounds of the
-# target, the bound below MAX_BOUND x the target (so that the check means something).
+# check_record FILE WHAT MAX_BOUND: status ok, model = target, achieved within 5 sd estimates of the
+# target, the estimate below MAX_BOUND x the target (so that the check means something).
 check_record() {
   /usr/bin/python3 - "$1" "$3" <<'EOF' && pass || fail "$2: $(head -c 2000 "$1")"
 import json, sys
 r = json.load(open(sys.argv[1]))
 max_bound = float(sys.argv[2])
 m = r["workload_metrics"]
-target, model, achieved, bound = m["target_live_bytes"], m["model_mean_live_bytes"], m["achieved_mean_live_bytes"], m["achieved_sd_bound_bytes"]
+target, model, achieved, bound = m["target_live_bytes"], m["model_mean_live_bytes"], m["achieved_mean_live_bytes"], m["achieved_sd_estimate_bytes"]
 checks = {
     "status": r["status"] == "ok",
     "metrics are numbers": all(isinstance(v, (int, float)) for v in m.values()),
@@ -52,7 +52,7 @@ hashes=$(for a in system pool; do
     /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["op_stream_hash"])'
 done | sort -u | wc -l)
 [ "$hashes" = 1 ] && pass || fail "op_stream_hash differs between allocators"
-# Fleet sizes: the 4 MiB size tail makes the live bytes noisy (bound ~20% here; it says so).
+# Fleet sizes: the 4 MiB size tail makes the live bytes noisy (sd estimate ~20% here; it says so).
 "$ALLOCSTRESS" run --allocator system --workload lifetime --lifetime pareto --live-bytes 8000000 --iterations 300000 --sizes fleet \
   >"$T/rec.json" 2>"$T/err.txt" && check_record "$T/rec.json" "fleet pareto" 0.3 || fail "fleet pareto: $(cat "$T/err.txt")"
 rm -f "$T/rec.json" "$T/err.txt"

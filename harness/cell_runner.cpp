@@ -148,13 +148,13 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
   }
   const PhaseMeasurement m = with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
     return visit_allocator_type(allocator.name, [&]<class A>() {
-    return run_measured_phase<AllocTestWorker<A, Sizes>>(
-        topology, pus, hooks,
-        [&](std::size_t i, AllocTestWorker<A, Sizes>& w) {
-          outcomes[i] = w.outcome;
-          if (w.observer) profiles[i] = {std::move(w.observer), w.counters->values_with_provenance(), w.usable_live_bytes};
-        },
-        p, picker, sizes, sampling ? &sample : nullptr);
+      return run_measured_phase<AllocTestWorker<A, Sizes>>(
+          topology, pus, hooks,
+          [&](std::size_t i, AllocTestWorker<A, Sizes>& w) {
+            outcomes[i] = w.outcome;
+            if (w.observer) profiles[i] = {std::move(w.observer), w.counters->values_with_provenance(), w.usable_live_bytes};
+          },
+          p, picker, sizes, sampling ? &sample : nullptr);
     });
   });
 

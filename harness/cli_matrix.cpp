@@ -62,7 +62,7 @@ std::string pair_problem(const MatrixPlan& plan, const std::string& workload, co
     const double need = double(threads) * double(plan.params.iterations_per_thread) * share * mean;
     const double budget = double(ChunkSource::process_budget());
     if (need > budget)
-      return "bump never reuses memory: this alloc-test needs about " + std::to_string(int(need / double(1 << 30))) +
+      return "bump never reuses memory: this " + workload + " needs about " + std::to_string(int(need / double(1 << 30))) +
              " GiB, over its budget of " + std::to_string(int(budget / double(1 << 30))) +
              " GiB (half of physical memory); ask for fewer --iterations";
   }

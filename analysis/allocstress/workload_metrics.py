@@ -123,14 +123,13 @@ METRICS = {
                          "threads' live objects in one round."),
     "shared_object_share": ("objects on shared lines", "fraction", "{:.3f}", "false-sharing-*: objects on a shared "
                             "line / objects, over all rounds."),
-    "slowdown": ("write slowdown", "ratio", "{:.2f}", "false-sharing-*: write_cycles_per_write / "
-                 "private_write_cycles_per_write: what the allocator's placement costs the writes (1 = none)."),
-    "slowdown_median": ("slowdown (median round)", "ratio", "{:.2f}", "false-sharing-*: the write slowdown within each "
-                        "round (allocator's objects / private ones), median over rounds: robust to a preempted round."),
-    "write_cycles_per_write": ("write cycles/write", "TSC cycles", "{:.2f}", "false-sharing-*: cycles per write to the "
-                               "allocator's objects."),
-    "private_write_cycles_per_write": ("private cycles/write", "TSC cycles", "{:.2f}", "false-sharing-*: cycles per write "
-                                       "of the same write loop on private cache-line-aligned objects of each thread, "
+    "slowdown": ("write slowdown", "ratio", "{:.2f}", "false-sharing-*: the write cycles of each round on the "
+                 "allocator's objects / on private cache-line-aligned ones, median over rounds (robust to a preempted "
+                 "round): what the allocator's placement costs the writes (1 = none)."),
+    "write_cycles_per_write": ("write cycles/write", "TSC cycles", "{:.2f}", "false-sharing-*: median over rounds "
+                               "of the cycles per write to the allocator's objects."),
+    "private_write_cycles_per_write": ("private cycles/write", "TSC cycles", "{:.2f}", "false-sharing-*: median over "
+                                       "rounds of the cycles per write of the same write loop on private cache-line-aligned objects of each thread, "
                                        "measured in the same cell: the baseline."),
     "alloc_cycles_per_pair": ("alloc cycles/pair", "TSC cycles", "{:.1f}", "false-sharing-*: raw cycles per malloc/free "
                               "pair of the kernel's allocations (no void baseline)."),

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/results_file.hpp"
-#include "harness/results_reader.hpp"
+#include "results/results_file.hpp"
+#include "results/results_reader.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/trace_writer.hpp"
 #include "workloads/inverse_size_sampler.hpp"

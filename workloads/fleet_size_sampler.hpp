@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "alias_table.hpp"
-#include "lifetime_params.hpp"  // ValueRange
+#include "workloads/lifetimes/lifetime_params.hpp"  // ValueRange
 
 namespace allocstress {
 

@@ -1,5 +1,5 @@
 // The environment check's busy-process sampling finds a child that spins and ignores one that sleeps.
-#include "harness/busy_processes.hpp"
+#include "platform/busy_processes.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
 // Parsing callgrind's profile into the simulated-cache block; the simulator's command line.
-#include "harness/cache_simulation.hpp"
+#include "platform/cache_simulation.hpp"
 
 #include <gtest/gtest.h>
 

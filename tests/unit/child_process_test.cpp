@@ -1,5 +1,5 @@
 // run_child(): exit codes, signals, timeouts and environment changes, with real processes.
-#include "harness/child_process.hpp"
+#include "platform/child_process.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // run on real threads: every block is freed exactly once, the achieved remote share is the
 // requested one, remote share 0 is alloc-test's stream, tiny queues terminate without loss, and
 // bad parameters are rejected with the field and the range.  Behaviour only, never timing.
-#include "workloads/cross_thread.hpp"
+#include "workloads/cross_thread/cross_thread.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
 #include "cross_thread_checked_heap.hpp"
-#include "workloads/cross_thread_params.hpp"
+#include "workloads/cross_thread/cross_thread_params.hpp"
 
 namespace allocstress {
 namespace {

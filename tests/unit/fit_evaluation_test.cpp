@@ -2,7 +2,7 @@
 // comparison of two constructed results files (ranks, per-op units, void left out, n/a cases).
 #include <gtest/gtest.h>
 
-#include "harness/fit_evaluation.hpp"
+#include "results/fit_evaluation.hpp"
 
 namespace allocstress {
 namespace {

@@ -2,7 +2,7 @@
 // thread frees blocks the previous holders left, every block is freed exactly once, remote frees
 // are counted exactly, the run is a pure function of the seed, and one thread (or one round) is
 // alloc-test's stream.  Behaviour only, never timing.
-#include "workloads/larson.hpp"
+#include "workloads/cross_thread/larson.hpp"
 
 #include <gtest/gtest.h>
 

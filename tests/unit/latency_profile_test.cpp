@@ -6,8 +6,8 @@
 #include <fstream>
 #include <random>
 
-#include "harness/latency_profile.hpp"
-#include "harness/syscall_trace.hpp"
+#include "cells/profiling/latency_profile.hpp"
+#include "platform/syscall_trace.hpp"
 
 namespace allocstress {
 namespace {

@@ -5,7 +5,7 @@
 // fit files with classes round-trip; bad specs and files are rejected with one clear line.
 // Tolerance of the achieved live bytes: 5 x the bound sqrt(T E[S^2 L^2] / W) on the standard
 // deviation of the window mean (little_law().live_bytes_second_moment), fixed seeds.
-#include "workloads/lifetime_models.hpp"
+#include "workloads/lifetimes/lifetime_models.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +19,8 @@
 #include "allocators/process_malloc_allocator.hpp"
 #include "workloads/fleet_size_sampler.hpp"
 #include "workloads/inverse_size_sampler.hpp"
-#include "workloads/lifetime_workload.hpp"
-#include "workloads/trace_fit.hpp"
+#include "workloads/lifetimes/lifetime_workload.hpp"
+#include "workloads/lifetimes/trace_fit.hpp"
 
 namespace allocstress {
 namespace {

@@ -2,7 +2,7 @@
 // honoured to the allocation; sizes and lifetimes follow the tables' weights; the dry run
 // predicts the measured run; blocks are written and read whole; parameters and fit files are
 // validated with messages naming the field.
-#include "workloads/lifetime_workload.hpp"
+#include "workloads/lifetimes/lifetime_workload.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The memory-phase workloads: the live-bytes curve of each shape (ramp, plateau, peak), exact
 // counts, every block freed once, determinism per seed, parameter validation, and a whole cell's
 // record (series, checkpoints, metrics).  Behaviour only, never timing.
-#include "workloads/memory_phases.hpp"
+#include "workloads/phases/memory_phases.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
-#include "harness/phase_cell.hpp"
+#include "cells/phase_cell.hpp"
 
 namespace allocstress {
 namespace {

@@ -16,7 +16,7 @@
 #include "allocators/pool_allocator.hpp"
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
-#include "harness/replay_program.hpp"
+#include "workloads/replay/replay_program.hpp"
 
 namespace allocstress {
 namespace {

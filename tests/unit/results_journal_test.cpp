@@ -1,5 +1,6 @@
 // ResultsJournal: durable appends, reading back for resume, torn last lines, and atomic writes.
-#include "harness/results_journal.hpp"
+#include "results/results_journal.hpp"
+#include "platform/durable_files.hpp"
 
 #include <gtest/gtest.h>
 

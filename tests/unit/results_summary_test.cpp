@@ -1,5 +1,5 @@
 // Baseline subtraction, aggregates and the op-stream check on hand-made records.
-#include "harness/results_summary.hpp"
+#include "results/results_summary.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // summarise(): median, min, max and coefficient of variation on known data.
-#include "harness/statistics.hpp"
+#include "platform/statistics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include "allocators/eqclass_allocator.hpp"
 #include "allocators/pool_allocator.hpp"
 #include "allocators/process_malloc_allocator.hpp"
-#include "workloads/bintree.hpp"
-#include "workloads/linked_list.hpp"
-#include "workloads/multilist.hpp"
+#include "workloads/structures/bintree.hpp"
+#include "workloads/structures/linked_list.hpp"
+#include "workloads/structures/multilist.hpp"
 
 namespace allocstress {
 namespace {

@@ -1,5 +1,6 @@
 // parse_thread_list(): lists, ranges, and one clear error for everything else.
-#include "harness/cli_common.hpp"
+#include "plan/thread_list.hpp"
+#include "platform/errors.hpp"
 
 #include <gtest/gtest.h>
 

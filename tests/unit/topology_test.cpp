@@ -1,6 +1,6 @@
 // Topology placement: invariants on whatever machine runs the tests, and exact worker orders on
 // synthetic hwloc topologies (shapes this machine may not have: several packages, SMT, 4-way SMT).
-#include "harness/topology.hpp"
+#include "platform/topology.hpp"
 
 #include <gtest/gtest.h>
 

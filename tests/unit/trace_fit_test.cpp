@@ -1,7 +1,7 @@
 // The fit: traces written with TraceWriter from known size and lifetime distributions are fitted
 // back within tolerance; realloc, failed calls, unknown frees, address reuse and cross-thread
 // frees are handled as trace_fit.hpp states; range tables and KS distances are exact.
-#include "workloads/trace_fit.hpp"
+#include "workloads/lifetimes/trace_fit.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include "allocators/process_malloc_allocator.hpp"
 #include "distribution_check.hpp"
 #include "trace/trace_writer.hpp"
-#include "workloads/lifetime_workload.hpp"
+#include "workloads/lifetimes/lifetime_workload.hpp"
 
 namespace allocstress {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli_trace_info.hpp"
+#include "trace/trace_totals.hpp"
 #include "trace/import_heaptrack.hpp"
 #include "trace/import_steve.hpp"
 #include "trace/trace_reader.hpp"

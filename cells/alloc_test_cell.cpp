@@ -1,0 +1,212 @@
+// Runs one cell in this process: dispatches on the workload, and measures alloc-test.
+#include "cells/alloc_test_cell.hpp"
+
+#include <memory>
+#include <optional>
+
+#include "allocators/in_tree_registry.hpp"
+#include "allocators/drop_in/allocator_fingerprint.hpp"
+#include "allocators/drop_in/allocator_memory.hpp"
+#include "cells/cell_record.hpp"
+#include "cells/cross_thread_cell.hpp"
+#include "cells/false_sharing_cell.hpp"
+#include "cells/lifetime_model_cell.hpp"
+#include "cells/phase_cell.hpp"
+#include "cells/profiling/latency_profile.hpp"
+#include "platform/perf_counters.hpp"
+#include "platform/syscall_trace.hpp"
+#include "cells/slot_array.hpp"
+#include "cells/structure_cell.hpp"
+
+namespace allocstress {
+
+namespace {
+
+// What the sample pass of a profile run needs in every worker (nullptr in timing runs).
+struct SamplePass {
+  std::uint64_t sample_every = 64;
+  TimerCalibration timer;
+  UsableSizeFunction usable = nullptr;  // of the malloc library under test, if it has one
+};
+
+// One alloc-test worker thread (contract: measured_phase.hpp).  In the sample pass of a profile
+// run it also times 1 in N operations (LatencyObserver), counts perf events around its loop and
+// sums the usable size of its live blocks at the end of the loop.
+template <Allocator A, class Sizes>
+class AllocTestWorker {
+ public:
+  AllocTestWorker(std::size_t index, const AllocTestParams& p, const ParetoSlotPicker& picker, const Sizes& sizes,
+                  const SamplePass* sample)
+      : p_(p), picker_(picker), sizes_(sizes), rng_(make_thread_rng(p.seed, unsigned(index))), sample_(sample) {}
+
+  std::string setup() {
+    slots_.emplace(p_.slots_per_thread());
+    alloc_.emplace(sizes_.max_size());
+    if (sample_ != nullptr) {
+      observer = std::make_unique<LatencyObserver>(sample_->sample_every, sample_->timer.empty_bracket_ticks, std::size_t{4096});
+      counters.emplace(profile_events());
+    }
+    return "";
+  }
+  void run() {
+    if (!observer) {
+      outcome = run_alloc_test_thread(*alloc_, slots_->span(), picker_, sizes_, rng_, p_.iterations_per_thread, p_.access);
+      return;
+    }
+    counters->start();
+    outcome = run_alloc_test_thread(*alloc_, slots_->span(), picker_, sizes_, rng_, p_.iterations_per_thread, p_.access, *observer);
+    counters->stop();
+  }
+  void inspect() {
+    if (!observer || sample_->usable == nullptr) return;
+    usable_live_bytes = 0;
+    for (const Slot& s : slots_->span())
+      if (s.size != 0) *usable_live_bytes += sample_->usable(s.block);
+  }
+  void release() { release_all_slots(*alloc_, slots_->span()); }
+
+  AllocTestThreadOutcome outcome;
+  std::unique_ptr<LatencyObserver> observer;
+  std::optional<ThreadCounters> counters;
+  std::optional<std::uint64_t> usable_live_bytes;  // Σ usable size of the live blocks after the loop
+
+ private:
+  const AllocTestParams& p_;
+  const ParetoSlotPicker& picker_;
+  const Sizes& sizes_;
+  WorkloadRng rng_;
+  const SamplePass* sample_;
+  std::optional<SlotArray> slots_;
+  std::optional<A> alloc_;
+};
+
+// What a profile pass keeps of each worker once the worker is gone.
+struct WorkerProfile {
+  std::unique_ptr<LatencyObserver> observer;
+  nlohmann::json counters;
+  std::optional<std::uint64_t> usable_live_bytes;
+};
+
+nlohmann::json exact(std::uint64_t v) { return {{"value", v}, {"provenance", "exact"}}; }
+nlohmann::json not_available(const std::string& why) { return {{"value", nullptr}, {"provenance", "n/a(" + why + ")"}}; }
+
+// Σ over threads of each counter (n/a when any thread lacks it).
+nlohmann::json summed_counters(const std::vector<WorkerProfile>& workers) {
+  nlohmann::json total = workers.front().counters;
+  for (std::size_t i = 1; i < workers.size(); ++i)
+    for (auto& [name, v] : total.items()) {
+      const auto& other = workers[i].counters.at(name);
+      if (v["value"].is_number() && other["value"].is_number())
+        v["value"] = v["value"].get<std::uint64_t>() + other["value"].get<std::uint64_t>();
+      else if (!v["value"].is_null())
+        v = other;
+    }
+  return total;
+}
+
+// One memory snapshot of the breakdown: requested (exact) -> usable (exact, Σ malloc_usable_size)
+// -> allocator-reported figures (process-wide: they include the harness's few small allocations)
+// -> RSS; internal = usable - requested; external = resident - allocated, with the allocator's
+// resident figure, or else the RSS the run added since before the measured phase.
+nlohmann::json memory_snapshot(std::uint64_t requested, std::optional<std::uint64_t> usable, const nlohmann::json& reported,
+                               std::uint64_t rss, std::uint64_t rss_before) {
+  nlohmann::json m = {{"requested", exact(requested)},
+                      {"usable", usable ? exact(*usable) : not_available("the allocator has no usable-size function")},
+                      {"allocator", reported},
+                      {"rss", exact(rss)},
+                      {"rss_growth", {{"value", double(rss) - double(rss_before)}, {"provenance", "exact (RSS - RSS before the measured phase)"}}}};
+  m["internal_fragmentation"] = usable ? nlohmann::json{{"value", double(*usable) - double(requested)}, {"provenance", "exact"}}
+                                       : not_available("no usable sizes");
+  const nlohmann::json& allocated = reported.at("allocated");
+  const nlohmann::json& resident = reported.at("resident")["value"].is_number() ? reported.at("resident") : m["rss_growth"];
+  m["external_fragmentation"] =
+      allocated["value"].is_number()
+          ? nlohmann::json{{"value", resident["value"].get<double>() - allocated["value"].get<double>()},
+                           {"provenance", std::string("derived: resident (") + (&resident == &m["rss_growth"] ? "RSS growth, exact" : "allocator-reported") +
+                                              ") - allocated (allocator-reported)"}}
+          : not_available("the allocator does not report allocated bytes");
+  return m;
+}
+
+nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                                   const std::vector<unsigned>& pus) {
+  const AllocTestParams& p = cell.params;
+  const ParetoSlotPicker picker(p.slots_per_thread());
+  std::vector<AllocTestThreadOutcome> outcomes(pus.size());
+  std::vector<WorkerProfile> profiles(pus.size());
+  const bool sampling = cell.profile && cell.profile_spec.pass == "sample";
+  SamplePass sample;
+  if (sampling) sample = {cell.profile_spec.sample_every, calibrate_timer(), checked_usable_size()};
+  nlohmann::json memory_at_peak, memory_at_end;
+  PhaseHooks hooks;
+  if (sampling) {
+    hooks.at_done = [&] { memory_at_peak = allocator_reported_memory(); };
+    hooks.at_released = [&] { memory_at_end = allocator_reported_memory(); };
+  } else if (cell.profile && cell.profile_spec.pass == "syscalls") {
+    hooks.at_go = [] { mark_phase(kPhaseGoMarker); };
+    hooks.at_done = [] { mark_phase(kPhaseDoneMarker); };
+  }
+  const PhaseMeasurement m = with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+    return visit_allocator_type(allocator.name, [&]<class A>() {
+      return run_measured_phase<AllocTestWorker<A, Sizes>>(
+          topology, pus, hooks,
+          [&](std::size_t i, AllocTestWorker<A, Sizes>& w) {
+            outcomes[i] = w.outcome;
+            if (w.observer) profiles[i] = {std::move(w.observer), w.counters->values_with_provenance(), w.usable_live_bytes};
+          },
+          p, picker, sizes, sampling ? &sample : nullptr);
+    });
+  });
+
+  nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
+  const std::string failure = rec.value("status", "") == "ok" ? "" : rec.value("reason", std::string("failed"));
+  if (cell.profile) rec["profile"] = {{"pass", cell.profile_spec.pass}};
+  if (!sampling || !failure.empty()) return rec;
+
+  std::vector<const LatencyObserver*> observers;
+  std::uint64_t observed = 0, sampled = 0, usable = 0, distinct = 0;
+  bool usable_known = true;
+  for (const auto& w : profiles) {
+    observers.push_back(w.observer.get());
+    observed += w.observer->operations();
+    sampled += w.observer->sampled();
+    distinct += w.observer->distinct_addresses();
+    usable += w.usable_live_bytes.value_or(0);
+    usable_known = usable_known && w.usable_live_bytes.has_value();
+  }
+  const SizeClassBounds bounds{cell.profile_spec.small_limit, cell.profile_spec.large_from, "the allocator's fingerprint"};
+  rec["profile"] = {
+      {"pass", "sample"},
+      {"timer", {{"empty_bracket_ticks", sample.timer.empty_bracket_ticks}, {"resolution_ticks", sample.timer.resolution_ticks},
+                 {"empty_bracket_subtracted", true}}},
+      {"sample_every", sample.sample_every},
+      {"operations", observed},
+      {"sampled", sampled},
+      {"share_sampled", observed > 0 ? double(sampled) / double(observed) : 0.0},
+      {"distinct_addresses", distinct},
+      {"size_class_bounds", {{"small_below", bounds.small_limit}, {"large_from", bounds.large_from ? nlohmann::json(bounds.large_from) : nlohmann::json(nullptr)}}},
+      {"latency", latency_classes(observers, bounds, measured_tsc_hz(m), pus.size() > 1)},
+      {"latency_provenance", "sampled(1/" + std::to_string(sample.sample_every) + ")"},
+      {"counters", summed_counters(profiles)},
+      {"memory",
+       {{"at_peak", memory_snapshot(rec.at("end_live_requested_bytes").get<std::uint64_t>(), usable_known ? std::optional(usable) : std::nullopt, memory_at_peak, m.rss_end, m.rss_before)},
+        {"at_end", memory_snapshot(0, usable_known ? std::optional<std::uint64_t>(0) : std::nullopt, memory_at_end, m.rss_after_free, m.rss_before)},
+        {"at_peak_means", "at the end of the measured loop, all blocks of the workload still live (its live bytes then: "
+                          "requested; the workload's peak live bytes: peak_live_requested_bytes)"}}}};
+  return rec;
+}
+
+}  // namespace
+
+nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                             const std::vector<unsigned>& pus) {
+  if (is_structure_workload(cell.workload)) return run_structure_cell(cell, allocator, topology, pus);
+  if (cell.workload == kXThreadWorkload) return run_xthread_cell(cell, allocator, topology, pus);
+  if (cell.workload == kLarsonWorkload) return run_larson_cell(cell, allocator, topology, pus);
+  if (cell.workload == kLifetimeWorkload) return run_lifetime_model_cell(cell, allocator, topology, pus);
+  if (is_phase_workload(cell.workload)) return run_phase_cell(cell, allocator, topology, pus);
+  if (is_false_sharing_workload(cell.workload)) return run_false_sharing_cell(cell, allocator, topology, pus);
+  return run_alloc_test_cell(cell, allocator, topology, pus);
+}
+
+}  // namespace allocstress

@@ -1,0 +1,126 @@
+// Shared fields of a cell record (see cell_record.hpp).
+#include "cells/cell_record.hpp"
+
+#include <cstdio>
+
+#include "allocators/drop_in/malloc_provider.hpp"
+
+namespace allocstress {
+
+std::string setup_failure(const PhaseMeasurement& m) {
+  for (std::size_t i = 0; i < m.workers.size(); ++i)
+    if (!m.workers[i].setup_error.empty())
+      return "worker " + std::to_string(i) + " could not set up: " + m.workers[i].setup_error;
+  return "";
+}
+
+double measured_tsc_hz(const PhaseMeasurement& m) {
+  return m.wall_ns > 0 ? double(m.counter_ticks) * 1e9 / double(m.wall_ns) : 0.0;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+nlohmann::json nullable_ratio(double num, double den) {
+  return den > 0 ? nlohmann::json(num / den) : nlohmann::json(nullptr);
+}
+
+nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cycles_total, std::uint64_t ops) {
+  const double pairs = double(ops) / 2.0;
+  const double tsc_hz = measured_tsc_hz(m);
+  const double cycles_per_op = ops > 0 ? double(cycles_total) / double(ops) : 0.0;
+  const double ns_per_op = tsc_hz > 0 ? cycles_per_op / tsc_hz * 1e9 : 0.0;
+  return {// Google-Benchmark-compatible timing fields: one "iteration" = one pair of operations.
+          {"iterations", std::uint64_t(pairs)},
+          {"real_time", ns_per_op * 2},
+          {"cpu_time", pairs > 0 ? double(m.usage.user_time_ns + m.usage.system_time_ns) / pairs : 0.0},
+          {"cycles_total", cycles_total},
+          {"cycles_per_op", cycles_per_op},
+          {"cycles_per_pair", cycles_per_op * 2},
+          {"ns_per_op", ns_per_op},
+          {"ns_per_pair", ns_per_op * 2},
+          {"ops", ops},
+          {"pairs", pairs}};
+}
+
+nlohmann::json alloc_family_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+                                   const PhaseMeasurement& m, const std::vector<AllocTestThreadOutcome>& outcomes) {
+  AllocTestThreadOutcome total;
+  std::uint64_t cycles_total = 0;
+  std::uint64_t combined_hash = 0;
+  std::string failure = setup_failure(m);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& o = outcomes[i];
+    total.mallocs += o.mallocs;
+    total.frees += o.frees;
+    total.peak_live_requested_bytes += o.peak_live_requested_bytes;
+    total.end_live_requested_bytes += o.end_live_requested_bytes;
+    total.read_checksum += o.read_checksum;
+    combined_hash = (combined_hash ^ o.op_stream_hash) * 0x100000001b3ULL;  // thread order matters
+    cycles_total += m.workers[i].cycles;
+    if (o.failed_allocation_bytes != 0 && failure.empty())
+      failure = "allocation of " + std::to_string(o.failed_allocation_bytes) + " bytes returned nullptr (worker " +
+                std::to_string(i) + ")";
+  }
+  nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
+  rec.update(per_operation_timing(m, cycles_total, total.mallocs + total.frees));
+  rec.update({{"mallocs", total.mallocs},
+              {"frees", total.frees},
+              {"peak_live_requested_bytes", total.peak_live_requested_bytes},
+              {"end_live_requested_bytes", total.end_live_requested_bytes},
+              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(total.peak_live_requested_bytes))},
+              {"op_stream_hash", hex64(combined_hash)},
+              {"read_checksum", hex64(total.read_checksum)}});
+  return rec;
+}
+
+nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+                           const PhaseMeasurement& m, const std::string& failure) {
+  nlohmann::json warnings = nlohmann::json::array();
+  for (std::size_t i = 0; i < m.workers.size(); ++i)
+    if (!m.workers[i].pin_error.empty()) warnings.push_back("worker " + std::to_string(i) + ": " + m.workers[i].pin_error);
+  const std::string peak_source = m.peak_reset_error.empty()
+                                      ? "VmHWM reset via /proc/self/clear_refs before the measured phase"
+                                      : "VmHWM since process start (reset failed: " + m.peak_reset_error + ")";
+  if (!m.peak_reset_error.empty()) warnings.push_back("peak RSS includes pre-measurement memory: " + m.peak_reset_error);
+  if (m.wall_ns < 20'000'000) warnings.push_back("measured phase shorter than 20 ms: TSC calibration and timing are coarse");
+  const unsigned threads = cell.params.threads;
+  return {{"name", cell.workload + "/" + allocator.name + "/threads:" + std::to_string(threads)},
+          {"run_type", "iteration"},
+          {"mode", cell.mode()},
+          {"workload", cell.workload},
+          {"allocator", allocator.name},
+          {"allocator_kind", allocator.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
+          {"allocator_library", allocator.library_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(allocator.library_path)},
+          {"allocator_preloaded", !required_preload(allocator).empty()},
+          {"malloc_provider", malloc_provider_path()},
+          {"status", failure.empty() ? "ok" : "failed"},
+          {"reason", failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure)},
+          {"threads", threads},
+          {"placement", to_string(cell.placement.policy)},
+          {"reserve_os_pu", cell.placement.reserve_os_pu},
+          {"oversubscribe", cell.placement.oversubscribe},
+          {"pus", pus},
+          {"params", cell_params_json(cell)},
+          {"time_unit", "ns"},
+          {"wall_time_ns", m.wall_ns},
+          {"cycle_counter", kCycleCounterName},
+          {"tsc_hz", measured_tsc_hz(m)},
+          {"rss_before_bytes", m.rss_before},
+          {"peak_rss_bytes", m.peak_rss},
+          {"peak_rss_source", peak_source},
+          {"rss_end_bytes", m.rss_end},
+          {"rss_after_free_bytes", m.rss_after_free},
+          {"minor_faults", m.usage.minor_faults},
+          {"major_faults", m.usage.major_faults},
+          {"voluntary_context_switches", m.usage.voluntary_context_switches},
+          {"involuntary_context_switches", m.usage.involuntary_context_switches},
+          {"user_time_ns", m.usage.user_time_ns},
+          {"system_time_ns", m.usage.system_time_ns},
+          {"warnings", warnings}};
+}
+
+}  // namespace allocstress

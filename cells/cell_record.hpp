@@ -1,0 +1,43 @@
+// The part of a cell's result record that every workload shares: identity, process readings of
+// the measured phase (RSS, rusage, wall time, TSC rate), pinning and failure, warnings.
+// Workload runners (cell_runner.cpp for alloc-test, structure_cell.cpp for the data-structure
+// workloads) add their own counts and costs on top.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "allocators/allocator_catalog.hpp"
+#include "cells/cell_spec.hpp"
+#include "cells/measured_phase.hpp"
+
+namespace allocstress {
+
+// The first worker set-up failure, or "".
+std::string setup_failure(const PhaseMeasurement& m);
+
+// TSC ticks per second over the measured phase (0 when the phase took no time).
+double measured_tsc_hz(const PhaseMeasurement& m);
+
+// status is "ok" when `failure` is empty, else "failed" with it as the reason.
+nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+                           const PhaseMeasurement& m, const std::string& failure);
+
+// The timing fields of a workload counted in operations (alloc-test, fitted, replay): cycles and
+// ns per operation and per "pair" of two operations, and the Google-Benchmark-compatible
+// iterations (pairs), real_time and cpu_time (ns per pair).
+nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cycles_total, std::uint64_t ops);
+
+// The record of an alloc-test-family cell (alloc-test, fitted) from its workers' outcomes: the
+// base record, per_operation_timing, counts, peak live bytes, overhead, op-stream hash and read
+// checksum; failed when a worker could not set up or an allocation returned nullptr.
+nlohmann::json alloc_family_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+                                   const PhaseMeasurement& m, const std::vector<AllocTestThreadOutcome>& outcomes);
+
+std::string hex64(std::uint64_t v);
+nlohmann::json nullable_ratio(double num, double den);
+
+}  // namespace allocstress

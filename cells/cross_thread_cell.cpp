@@ -1,0 +1,240 @@
+// xthread and larson cells (see cross_thread_cell.hpp; the models are in workloads/cross_thread.hpp
+// and workloads/larson.hpp).
+//
+// One pinned worker per thread, each with its own allocator instance A(sizes.max_size()), as
+// alloc-test.  A remote free therefore goes to the *freeing* thread's instance: drop-in
+// allocators (through ProcessMallocAllocator) handle that themselves; the in-tree backends
+// tolerate it -- pool and eqclass put the block on the freeing instance's free list (their
+// chunks stay mapped until every instance is destroyed, after the measured phase, and free lists
+// are never walked at destruction), bump and void free nothing -- with one exception: pool (and
+// eqclass, whose large blocks are pool's) maps blocks above 1 MiB one by one, and an instance
+// cannot unmap another instance's mapping, so such blocks freed remotely stay mapped until the
+// cell ends (the record then says so in a warning).
+#include "cells/cross_thread_cell.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+
+#include "allocators/in_tree_registry.hpp"
+#include "workloads/cross_thread/larson.hpp"
+#include "cells/cell_record.hpp"
+#include "cells/slot_array.hpp"
+#include "platform/tsc.hpp"
+
+namespace allocstress {
+
+namespace {
+
+// The wait accounting's clock: the same counter the measured phase times workers with.
+struct TscClock {
+  static std::uint64_t now() { return cycle_counter_end(); }
+};
+
+// One xthread worker (contract: measured_phase.hpp).
+template <Allocator A, class Sizes>
+class XThreadWorker {
+ public:
+  XThreadWorker(std::size_t index, const CellSpec& cell, const ParetoSlotPicker& picker, const Sizes& sizes, HandoffRing* ring)
+      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), ring_(*ring) {}
+
+  std::string setup() {
+    try {
+      slots_.emplace(cell_.params.slots_per_thread());
+      alloc_.emplace(sizes_.max_size());
+    } catch (...) {
+      ring_.abandon();
+      throw;
+    }
+    return "";
+  }
+  void run() {
+    outcome = run_xthread_thread<TscClock>(*alloc_, slots_->span(), picker_, sizes_, cell_.params, cell_.cross_thread.remote_share,
+                                           ring_, index_);
+  }
+  void inspect() {}
+  void release() { release_all_slots(*alloc_, slots_->span()); }
+
+  CrossThreadOutcome outcome;
+
+ private:
+  unsigned index_;
+  const CellSpec& cell_;
+  const ParetoSlotPicker& picker_;
+  const Sizes& sizes_;
+  HandoffRing& ring_;
+  std::optional<SlotArray> slots_;
+  std::optional<A> alloc_;
+};
+
+// One larson worker (contract: measured_phase.hpp).  The slot arrays are the board's.
+template <Allocator A, class Sizes>
+class LarsonWorker {
+ public:
+  LarsonWorker(std::size_t index, const CellSpec& cell, const ParetoSlotPicker& picker, const Sizes& sizes, LarsonBoard* board)
+      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), board_(*board) {}
+
+  std::string setup() {
+    try {
+      alloc_.emplace(sizes_.max_size());
+    } catch (...) {
+      board_.abandon();
+      throw;
+    }
+    return "";
+  }
+  void run() {
+    outcome = run_larson_thread<TscClock>(*alloc_, board_, picker_, sizes_, cell_.params, cell_.cross_thread.rounds, index_);
+  }
+  void inspect() {}
+  void release() { release_all_slots(*alloc_, board_.array(board_.array_of(index_, cell_.cross_thread.rounds - 1))); }
+
+  CrossThreadOutcome outcome;
+
+ private:
+  unsigned index_;
+  const CellSpec& cell_;
+  const ParetoSlotPicker& picker_;
+  const Sizes& sizes_;
+  LarsonBoard& board_;
+  std::optional<A> alloc_;
+};
+
+void check_cell(const CellSpec& cell, const std::vector<unsigned>& pus) {
+  validate(cell.params);
+  validate(cell.cross_thread);
+  if (pus.size() != cell.params.threads)
+    throw std::invalid_argument("threads (" + std::to_string(cell.params.threads) + ") and PUs (" + std::to_string(pus.size()) +
+                                ") differ");
+}
+
+// What a cell learns about its allocator type inside the measured phase's dispatch.
+struct PhaseResult {
+  PhaseMeasurement m;
+  std::size_t max_size = 0;
+  bool maps_large_blocks_per_instance = false;  // pool, eqclass: see the file comment
+};
+
+template <class A>
+constexpr bool maps_large_blocks_per_instance() {
+  return std::is_same_v<A, PoolAllocator> || std::is_same_v<A, EqClassAllocator>;
+}
+
+template <template <class, class> class Worker, class Shared>
+PhaseResult run_phase(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus,
+                      Shared& shared, std::vector<CrossThreadOutcome>& outcomes) {
+  const ParetoSlotPicker picker(cell.params.slots_per_thread());
+  return with_size_sampler(cell.params.sizes, cell.params.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+    return visit_allocator_type(allocator.name, [&]<class A>() {
+      PhaseResult r{run_measured_phase<Worker<A, Sizes>>(
+                        topology, pus, PhaseHooks{}, [&](std::size_t i, Worker<A, Sizes>& w) { outcomes[i] = w.outcome; }, cell,
+                        picker, sizes, &shared),
+                    sizes.max_size(), maps_large_blocks_per_instance<A>()};
+      return r;
+    });
+  });
+}
+
+// Both workloads' totals.
+struct Totals {
+  std::uint64_t local_frees = 0, remote_frees = 0, queue_full_waits = 0, max_queue_backlog = 0, wait_ticks = 0, run_cycles = 0;
+  double remote_share() const { return double(remote_frees) / double(local_frees + remote_frees); }
+};
+
+// alloc_family_record over the workers' outcomes, with the waits for other threads (wait_ticks)
+// taken out of each worker's cycles first: net figures then count each thread's own work only
+// (a slow consumer already shows in its own cycles; a barrier measures the slowest thread).
+nlohmann::json cross_thread_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+                                   PhaseResult& phase, const std::vector<CrossThreadOutcome>& outcomes, Totals& totals) {
+  std::vector<AllocTestThreadOutcome> bases;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const CrossThreadOutcome& o = outcomes[i];
+    bases.push_back(o.base);
+    totals.local_frees += o.local_frees;
+    totals.remote_frees += o.remote_frees;
+    totals.queue_full_waits += o.queue_full_waits;
+    totals.max_queue_backlog = std::max(totals.max_queue_backlog, o.max_queue_backlog);
+    std::uint64_t& cycles = phase.m.workers[i].cycles;
+    totals.run_cycles += cycles;
+    const std::uint64_t wait = std::min(o.wait_ticks, cycles);
+    totals.wait_ticks += wait;
+    cycles -= wait;
+  }
+  nlohmann::json rec = alloc_family_record(cell, allocator, pus, phase.m, bases);
+  rec["cycles_means"] = "each worker's cycles in its measured run minus its waits for other threads (wait_share of them)";
+  if (totals.remote_frees > 0 && phase.maps_large_blocks_per_instance && phase.max_size > PoolAllocator::kMaxPooledBytes)
+    rec["warnings"].push_back(allocator.name + " maps blocks above 1 MiB per instance and one instance cannot unmap another's: "
+                              "such blocks freed by another thread stay mapped until the cell ends, so peak RSS may over-state "
+                              "what the allocator would keep");
+  return rec;
+}
+
+nlohmann::json share_or_null(const Totals& t) {
+  return t.local_frees + t.remote_frees > 0 ? nlohmann::json(t.remote_share()) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+nlohmann::json run_xthread_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                                const std::vector<unsigned>& pus) {
+  check_cell(cell, pus);
+  const CrossThreadSpec& x = cell.cross_thread;
+  HandoffRing ring(cell.params.threads, x.queue_capacity);
+  std::vector<CrossThreadOutcome> outcomes(pus.size());
+  PhaseResult phase = run_phase<XThreadWorker>(cell, allocator, topology, pus, ring, outcomes);
+  Totals t;
+  nlohmann::json rec = cross_thread_record(cell, allocator, pus, phase, outcomes, t);
+  rec["workload_metrics"] = {{"remote_free_share", share_or_null(t)},
+                             {"remote_frees", t.remote_frees},
+                             {"local_frees", t.local_frees},
+                             {"queue_full_waits", t.queue_full_waits},
+                             {"max_queue_backlog", t.max_queue_backlog},
+                             {"wait_share", nullable_ratio(double(t.wait_ticks), double(t.run_cycles))}};
+  rec["cross_thread"] = {
+      {"remote_share_requested", x.remote_share},
+      {"queue_capacity", x.queue_capacity},
+      {"drain_every", kXThreadDrainEvery},
+      {"live_bytes_means", "bytes held in slots: a queued block counts to nobody (at most queue_capacity x max size per queue; "
+                           "max_queue_backlog blocks seen); the series equals alloc-test's for every remote share"},
+      {"baseline_includes", "picking, sizes, memset/read, route draws, the queues and the cross-core transfer of block bytes "
+                            "(void hands over its own hot buffer; its read checksum is not deterministic)"}};
+  if (cell.params.threads == 1)
+    rec["warnings"].push_back("xthread with one thread: no other thread to hand blocks to; hand-offs go through the thread's own "
+                              "queue and are freed by it up to " +
+                              std::to_string(kXThreadDrainEvery) +
+                              " iterations later (delayed local frees, remote_free_share 0)");
+  return rec;
+}
+
+nlohmann::json run_larson_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                               const std::vector<unsigned>& pus) {
+  check_cell(cell, pus);
+  const std::uint64_t rounds = cell.cross_thread.rounds;
+  validate_larson_rounds(rounds, cell.params.iterations_per_thread);
+  LarsonBoard board(cell.params.threads, cell.params.slots_per_thread());
+  std::vector<CrossThreadOutcome> outcomes(pus.size());
+  PhaseResult phase = run_phase<LarsonWorker>(cell, allocator, topology, pus, board, outcomes);
+  Totals t;
+  nlohmann::json rec = cross_thread_record(cell, allocator, pus, phase, outcomes, t);
+  rec["workload_metrics"] = {{"remote_free_share", share_or_null(t)},
+                             {"remote_frees", t.remote_frees},
+                             {"local_frees", t.local_frees},
+                             {"rounds", rounds},
+                             {"wait_share", nullable_ratio(double(t.wait_ticks), double(t.run_cycles))}};
+  rec["cross_thread"] = {
+      {"rounds", rounds},
+      {"rotations", rounds - 1},
+      {"iterations_per_round", cell.params.iterations_per_thread / rounds},
+      {"live_bytes_means", "bytes held in the array a thread holds; per-thread peaks summed, as alloc-test"},
+      {"baseline_includes", "picking, sizes, memset/read, ownership tracking and the rotation; the barrier waits are excluded "
+                            "from every figure (wait_share)"}};
+  if (cell.params.threads == 1)
+    rec["warnings"].push_back("larson with one thread: the slot array passes back to the same thread, no remote frees "
+                              "(remote_free_share 0; the stream is alloc-test's)");
+  else if (rounds == 1)
+    rec["warnings"].push_back("larson with one round: the slot arrays never rotate, no remote frees (remote_free_share 0)");
+  return rec;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,166 @@
+// false-sharing-active / false-sharing-passive cells: the kernels of workloads/false_sharing.hpp in
+// the measured phase, and their record.
+//
+// Record: base_record + per_operation_timing over the allocator's mallocs and frees (raw cycles
+// per pair: no void baseline exists for these kernels, the void allocator is refused) +
+//   workload_metrics  shared_lines_mean / _max   lines holding live objects of >= 2 threads after
+//                                                a round's allocations, mean and max over rounds
+//                     shared_object_share        objects on such a line / objects, over all rounds
+//                     write_cycles_per_write     the allocator's objects: median over rounds of
+//                                                the round's write cycles / writes (all threads)
+//                     private_write_cycles_per_write  the same on the private baseline objects
+//                     slowdown                   median over rounds of the round's ratio of the
+//                                                two (write phases microseconds apart)
+//                     alloc_cycles_per_pair      = cycles_per_pair (a mean over every pair)
+//   false_sharing     kind, line size and its source, what the baseline and the instances are.
+// Write phases last microseconds: a round in which the scheduler preempted a thread costs
+// milliseconds, and on a loaded machine a few of them dominate a mean; the medians ignore them.
+// The measured phase's wall time and process readings cover the baseline and the barrier waits
+// too.
+#include "cells/false_sharing_cell.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <optional>
+
+#include "platform/cache_geometry.hpp"
+#include "allocators/in_tree_registry.hpp"
+#include "workloads/false_sharing/false_sharing.hpp"
+#include "cells/cell_record.hpp"
+
+namespace allocstress {
+
+namespace {
+
+// One worker thread (contract: measured_phase.hpp).  Its allocator instance lives as long as the
+// worker, past every thread's run (the passive hand-off uses it from thread 0).  A worker runs
+// the kernel only when every worker set up: the kernel's barrier waits for all of them.
+template <Allocator A>
+class FalseSharingWorker {
+ public:
+  FalseSharingWorker(std::size_t index, FalseSharingRun<A>* run, std::atomic<unsigned>* ready, unsigned threads,
+                     std::size_t object_size)
+      : index_(unsigned(index)), run_(run), ready_(ready), threads_(threads), object_size_(object_size) {}
+
+  std::string setup() {
+    alloc_.emplace(object_size_);
+    ready_->fetch_add(1);
+    return "";
+  }
+  void run() {
+    if (ready_->load() == threads_) tally = run_->run_thread(index_, *alloc_);
+  }
+  void inspect() {}
+  void release() {}  // the kernel frees every object it allocates
+
+  FalseSharingTally tally;
+
+ private:
+  unsigned index_;
+  FalseSharingRun<A>* run_;
+  std::atomic<unsigned>* ready_;
+  unsigned threads_;
+  std::size_t object_size_;  // the only block size the kernel asks for
+  std::optional<A> alloc_;
+};
+
+// Per completed round: Σ over threads of the allocator's and the private write-phase cycles.
+// Every thread writes the same number of objects in both phases of a completed round.
+struct RoundCycles {
+  std::vector<double> write, baseline;
+};
+
+RoundCycles round_cycles(const std::vector<FalseSharingTally>& tallies, std::uint64_t rounds) {
+  RoundCycles c{std::vector<double>(rounds, 0.0), std::vector<double>(rounds, 0.0)};
+  for (const FalseSharingTally& t : tallies)
+    for (std::size_t r = 0; r < rounds; ++r) {
+      c.write[r] += double(t.round_write_cycles[r]);
+      c.baseline[r] += double(t.round_private_cycles[r]);
+    }
+  return c;
+}
+
+nlohmann::json median(std::vector<double> v) {
+  if (v.empty()) return nullptr;
+  const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return v.size() % 2 == 1 ? *mid : (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+std::size_t line_size() {
+  const std::size_t line = l1_data_cache().line;
+  return line >= 8 && std::has_single_bit(line) ? line : 64;
+}
+
+}  // namespace
+
+nlohmann::json run_false_sharing_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                                      const std::vector<unsigned>& pus) {
+  const FalseSharingKind kind = cell.workload == kFalseSharingPassiveWorkload ? FalseSharingKind::passive : FalseSharingKind::active;
+  const unsigned threads = unsigned(pus.size());
+  const std::size_t line = line_size();
+  std::vector<FalseSharingTally> tallies(threads);
+  SharedLineTally shared;
+  const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
+    FalseSharingRun<A> run(cell.false_sharing, kind, threads, line);
+    std::atomic<unsigned> ready{0};
+    PhaseMeasurement pm = run_measured_phase<FalseSharingWorker<A>>(
+        topology, pus, PhaseHooks{}, [&](std::size_t i, FalseSharingWorker<A>& w) { tallies[i] = w.tally; }, &run, &ready,
+        threads, std::size_t(cell.false_sharing.object_size));
+    shared = run.shared_lines();
+    return pm;
+  });
+
+  FalseSharingTally total;
+  std::string failure = setup_failure(m);
+  for (std::size_t i = 0; i < tallies.size(); ++i) {
+    const FalseSharingTally& t = tallies[i];
+    total.alloc_cycles += t.alloc_cycles;
+    total.mallocs += t.mallocs;
+    total.frees += t.frees;
+    total.writes += t.writes;
+    total.private_writes += t.private_writes;
+    const std::string who = " (worker " + std::to_string(i) + ")";
+    if (failure.empty() && t.harness_memory_failed) failure = "could not map the harness's memory for the kernel" + who;
+    if (failure.empty() && t.failed_allocation_bytes != 0)
+      failure = "allocation of " + std::to_string(t.failed_allocation_bytes) + " bytes returned nullptr" + who;
+  }
+  std::uint64_t rounds = tallies.empty() ? 0 : tallies.front().rounds;
+  for (const FalseSharingTally& t : tallies) rounds = std::min<std::uint64_t>(rounds, t.round_write_cycles.size());
+  const RoundCycles cycles = round_cycles(tallies, rounds);
+  const double writes_per_round = rounds > 0 ? double(total.writes) / double(rounds) : 0.0;
+  std::vector<double> write_cost, private_cost, ratio;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    write_cost.push_back(cycles.write[r] / writes_per_round);
+    private_cost.push_back(cycles.baseline[r] / writes_per_round);
+    if (cycles.baseline[r] > 0) ratio.push_back(cycles.write[r] / cycles.baseline[r]);
+  }
+
+  nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
+  rec.update(per_operation_timing(m, total.alloc_cycles, total.mallocs + total.frees));
+  rec.update({{"mallocs", total.mallocs}, {"frees", total.frees}, {"writes", total.writes}, {"rounds_completed", rounds}});
+  rec["workload_metrics"] = {
+      {"shared_lines_mean", nullable_ratio(double(shared.lines_sum), double(shared.rounds))},
+      {"shared_lines_max", shared.rounds > 0 ? nlohmann::json(shared.lines_max) : nlohmann::json(nullptr)},
+      {"shared_object_share", nullable_ratio(double(shared.objects_on_shared_lines), double(shared.objects))},
+      {"slowdown", median(ratio)},
+      {"write_cycles_per_write", median(write_cost)},
+      {"private_write_cycles_per_write", median(private_cost)},
+      {"alloc_cycles_per_pair", nullable_ratio(2.0 * double(total.alloc_cycles), double(total.mallocs + total.frees))}};
+  rec["false_sharing"] = {
+      {"kind", kind == FalseSharingKind::active ? "active" : "passive"},
+      {"line_size", line},
+      {"line_size_source", l1_data_cache().source},
+      {"baseline", "private cache-line-aligned objects per thread, measured in the same cell"},
+      {"write", "one volatile byte increment in every cache line an object touches"},
+      {"allocator_instances",
+       allocator.kind == AllocatorKind::in_tree
+           ? "one in-tree instance per worker thread: objects of different threads never share a line by construction"
+           : "the process-wide malloc, shared by every thread"},
+      {"timing_statistic", "write figures and slowdown: medians over rounds; alloc_cycles_per_pair: mean"},
+      {"shared_lines_rounds", shared.rounds}};
+  return rec;
+}
+
+}  // namespace allocstress

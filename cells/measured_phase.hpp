@@ -1,0 +1,139 @@
+// The measured phase shared by every workload's cell: how worker threads and the main thread
+// take turns so that the process-level readings (RSS, peak RSS, rusage, wall time) bracket
+// exactly the timed work.
+//
+//   worker i: pin, setup()  --1-->  --2--> run() (the timed work) --3-->  --4--> inspect(), release()
+//             --5-->  --6--> done
+//   main:     --1--> RSS before, reset peak, rusage, clocks --2-->  --3--> clocks, rusage, peak and
+//             end RSS --4-->  --5--> RSS after release --6-->
+//
+// A worker whose setup() failed still walks through every barrier (nobody deadlocks) and skips
+// its work.  Worker contract (one object per thread, constructed on that thread):
+//   std::string setup()   untimed; "" or why the worker cannot run
+//   void run()            the timed work; the driver counts its cycles
+//   void inspect()        untimed, structures still live (verification, placement metrics)
+//   void release()        untimed: free everything the worker still holds
+#pragma once
+
+#include <barrier>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "platform/process_memory.hpp"
+#include "platform/topology.hpp"
+#include "platform/tsc.hpp"
+
+namespace allocstress {
+
+struct WorkerTiming {
+  std::uint64_t cycles = 0;
+  std::string pin_error;
+  std::string setup_error;  // non-empty: the worker idled
+};
+
+struct PhaseMeasurement {
+  std::vector<WorkerTiming> workers;
+  std::uint64_t wall_ns = 0;
+  std::uint64_t counter_ticks = 0;  // main thread's view of the same interval, for calibration
+  std::uint64_t rss_before = 0, peak_rss = 0, rss_end = 0, rss_after_free = 0;
+  std::string peak_reset_error;
+  ResourceUsage usage;
+};
+
+// Optional calls on the main thread: right before "go" (after the readings), right after the
+// readings that follow "done" (all blocks still live), and after the workers released everything.
+struct PhaseHooks {
+  std::function<void()> at_go, at_done, at_released;
+  // With one worker, run it on the calling thread instead of a thread of its own (the cache
+  // simulator: no second thread whose scheduling could touch the simulated caches).
+  bool inline_single_worker = false;
+};
+
+inline std::uint64_t steady_now_ns() {
+  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// Worker thread i constructs Worker(i, args...) (see the file comment for the contract) after
+// pinning itself, and hands it to keep(i, worker) at the very end, before destroying it.
+template <class Worker, class Keep, class... Args>
+PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<unsigned>& pus, const PhaseHooks& hooks, Keep keep,
+                                    const Args&... args) {
+  const std::size_t n = pus.size();
+  PhaseMeasurement m;
+  m.workers.resize(n);
+  ResourceUsage usage0;
+  std::uint64_t wall0 = 0, wall1 = 0, ticks0 = 0, ticks1 = 0;
+  // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
+  auto main_step = [&](int barrier) {
+    if (barrier == 1) {
+      m.rss_before = current_rss_bytes().value_or(0);
+      m.peak_reset_error = reset_peak_rss();
+      usage0 = process_resource_usage();
+      wall0 = steady_now_ns();
+      if (hooks.at_go) hooks.at_go();
+      ticks0 = cycle_counter_begin();
+    } else if (barrier == 3) {
+      ticks1 = cycle_counter_end();
+      wall1 = steady_now_ns();
+      m.usage = process_resource_usage() - usage0;
+      m.peak_rss = peak_rss_bytes().value_or(0);
+      m.rss_end = current_rss_bytes().value_or(0);
+      if (hooks.at_done) hooks.at_done();
+    } else if (barrier == 5) {
+      m.rss_after_free = current_rss_bytes().value_or(0);  // comparable with rss_before: same harness memory
+      if (hooks.at_released) hooks.at_released();
+    }
+  };
+  // Worker i's whole life; sync(k) is barrier k.
+  auto worker_body = [&](std::size_t i, auto&& sync) {
+    WorkerTiming& t = m.workers[i];
+    t.pin_error = topology.pin_current_thread(pus[i]);
+    std::optional<Worker> worker;
+    try {
+      worker.emplace(i, args...);
+      t.setup_error = worker->setup();
+    } catch (const std::exception& e) {
+      t.setup_error = e.what();
+    }
+    const bool ready = t.setup_error.empty();
+    sync(1);  // ready
+    sync(2);  // go
+    const std::uint64_t c0 = cycle_counter_begin();
+    if (ready) worker->run();
+    t.cycles = cycle_counter_end() - c0;
+    sync(3);  // done
+    sync(4);  // peak read
+    if (ready) {
+      worker->inspect();
+      worker->release();
+    }
+    sync(5);  // all blocks freed, harness memory still in place
+    sync(6);  // RSS after free read
+    if (worker) keep(i, *worker);
+  };
+
+  if (hooks.inline_single_worker && n == 1) {
+    worker_body(0, main_step);  // no other thread exists: the main thread takes its readings in turn
+  } else {
+    std::barrier sync(std::ptrdiff_t(n) + 1);
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      threads.emplace_back([&, i] { worker_body(i, [&](int) { sync.arrive_and_wait(); }); });
+    for (int barrier = 1; barrier <= 6; ++barrier) {
+      sync.arrive_and_wait();
+      main_step(barrier);
+    }
+    for (auto& t : threads) t.join();
+  }
+  m.wall_ns = wall1 - wall0;
+  m.counter_ticks = ticks1 - ticks0;
+  return m;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,359 @@
+// Phase cells (workloads/memory_phases.hpp states the model): the worker threads, the checkpoints
+// where they meet, the RSS-over-time series and the record.
+//
+// Timing.  run_measured_phase counts each worker's whole run(); a phase worker also waits at
+// checkpoint barriers, sits through pauses and records series rows, none of which is allocator
+// work.  So each worker counts its work segments itself (a TSC read at every boundary: series
+// row, checkpoint), and those sums replace the measurement's worker cycles before the record is
+// built.  Wall time, cpu_time (rusage), faults and peak RSS still cover the whole phase.
+//
+// RSS.  Worker 0 reads the process RSS (RssReader: one pread of /proc/self/statm, no allocation)
+// at each of its series rows, between two segments, so the reading is never in the cycles
+// (the replay's AllocstatsSampler counts its readings; here they fall between the TSC reads that
+// close and reopen a segment).  At a checkpoint the thread that completes the barrier reads the
+// RSS and sums the threads' live bytes while all others wait; after a drop it goes on sampling
+// the RSS through the pause (every max(1, pause_ms / 100) ms: about 100 rows per pause).
+#include "cells/phase_cell.hpp"
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "allocators/in_tree_registry.hpp"
+#include "workloads/phases/memory_phases.hpp"
+#include "cells/cell_record.hpp"
+#include "platform/process_memory.hpp"
+#include "cells/slot_array.hpp"
+
+namespace allocstress {
+
+namespace {
+
+struct SeriesRow {
+  std::uint64_t op, tsc, live, rss;  // rss 0: not read (threads other than 0)
+  PhaseStage stage;
+};
+struct PauseSample {
+  std::uint64_t tsc, rss;
+};
+struct CheckpointReading {
+  CheckpointKind kind;
+  unsigned ordinal;
+  std::uint64_t tsc, live, rss;            // live: all threads together
+  std::size_t pause_begin, pause_end;      // its pause samples (drop), the first being this reading
+};
+
+// What the workers share: the checkpoint barrier, whose completion takes the readings and the pause.
+class PhaseShared {
+ public:
+  PhaseShared(const PhasePlan& plan, std::uint64_t pause_ms, std::size_t threads)
+      : kinds_(plan.checkpoints()), pause_ms_(pause_ms), every_ms_(std::max<std::uint64_t>(1, pause_ms / 100)), live_(threads),
+        barrier_(std::ptrdiff_t(threads), Complete{this}) {
+    readings_.reserve(kinds_.size());
+    pauses_.reserve(kinds_.size() * (pause_ms_ / every_ms_ + 2));  // no allocation during the phase
+  }
+  // A worker at a checkpoint: publish its live bytes, wait for the others (and the pause).
+  void meet(std::size_t thread, std::uint64_t live) {
+    live_[thread].bytes = live;
+    barrier_.arrive_and_wait();
+  }
+  // A worker that will not reach its remaining checkpoints (set-up or allocation failed).
+  void leave() { barrier_.arrive_and_drop(); }
+
+  const RssReader& rss() const { return rss_; }
+  const std::vector<CheckpointReading>& readings() const { return readings_; }
+  const std::vector<PauseSample>& pauses() const { return pauses_; }
+  std::uint64_t pause_ms() const { return pause_ms_; }
+
+ private:
+  struct Complete {
+    PhaseShared* shared;
+    void operator()() noexcept { shared->complete(); }
+  };
+  struct alignas(64) Live {
+    std::uint64_t bytes = 0;
+  };
+
+  void complete() noexcept {
+    if (readings_.size() >= kinds_.size()) return;  // never: every thread meets the same checkpoints
+    const CheckpointKind kind = kinds_[readings_.size()];
+    const auto ordinal = unsigned(1 + std::count_if(readings_.begin(), readings_.end(), [&](const auto& r) { return r.kind == kind; }));
+    std::uint64_t live = 0;
+    for (const Live& l : live_) live += l.bytes;
+    CheckpointReading r{kind, ordinal, cycle_counter_end(), live, rss_.read(), pauses_.size(), 0};
+    if (kind == CheckpointKind::drop) pause(r);
+    r.pause_end = pauses_.size();
+    readings_.push_back(r);
+  }
+
+  void pause(const CheckpointReading& r) noexcept {
+    pauses_.push_back({r.tsc, r.rss});
+    const auto start = std::chrono::steady_clock::now(), end = start + std::chrono::milliseconds(pause_ms_);
+    for (auto at = start; at < end;) {
+      at = std::min(at + std::chrono::milliseconds(every_ms_), end);
+      std::this_thread::sleep_until(at);
+      pauses_.push_back({cycle_counter_end(), rss_.read()});
+    }
+  }
+
+  std::vector<CheckpointKind> kinds_;
+  std::uint64_t pause_ms_, every_ms_;
+  std::vector<Live> live_;
+  RssReader rss_;
+  std::vector<CheckpointReading> readings_;
+  std::vector<PauseSample> pauses_;
+  std::barrier<Complete> barrier_;
+};
+
+struct PhaseWorkerResult {
+  PhaseThreadOutcome outcome;
+  std::uint64_t cycles = 0;     // work segments only
+  std::uint64_t start_tsc = 0;  // 0: did not run
+  std::vector<SeriesRow> rows;
+};
+
+// One phase worker thread on allocator A (contract: measured_phase.hpp).
+template <Allocator A, class Sizes>
+class PhaseWorker {
+ public:
+  PhaseWorker(std::size_t index, const PhasePlan& plan, const Sizes& sizes, const AllocTestParams& p, PhaseShared* shared)
+      : index_(index), plan_(plan), sizes_(sizes), access_(p.access), rng_(make_thread_rng(p.seed, unsigned(index))), shared_(*shared) {}
+
+  std::string setup() {
+    try {
+      array_.emplace(plan_.block_capacity);  // mapped and touched now: harness memory, part of "RSS before"
+      blocks_.slots = array_->span();
+      alloc_.emplace(sizes_.max_size());
+      result.rows.reserve(plan_.series_rows());
+      return "";
+    } catch (const std::exception& e) {
+      shared_.leave();  // the other threads must not wait for this one at the checkpoints
+      return e.what();
+    }
+  }
+  void run() {
+    result.start_tsc = segment_ = cycle_counter_begin();
+    result.outcome = run_phase_thread(*alloc_, blocks_, plan_, sizes_, rng_, access_, Hooks{*this});
+    result.cycles += cycle_counter_end() - segment_;
+    if (result.outcome.ops.failed_allocation_bytes != 0) shared_.leave();
+  }
+  void inspect() {}
+  void release() { release_phase_blocks(*alloc_, blocks_); }
+
+  PhaseWorkerResult result;
+
+ private:
+  struct Hooks {
+    PhaseWorker& w;
+    void sample(std::uint64_t t, std::uint64_t live, PhaseStage stage) {
+      const std::uint64_t now = w.close_segment();
+      w.result.rows.push_back({t, now, live, w.index_ == 0 ? w.shared_.rss().read() : 0, stage});
+      w.segment_ = cycle_counter_begin();
+    }
+    void checkpoint(CheckpointKind, unsigned, std::uint64_t, std::uint64_t live) {
+      w.close_segment();
+      w.shared_.meet(w.index_, live);
+      w.segment_ = cycle_counter_begin();
+    }
+  };
+  std::uint64_t close_segment() {
+    const std::uint64_t now = cycle_counter_end();
+    result.cycles += now - segment_;
+    return now;
+  }
+
+  std::size_t index_;
+  const PhasePlan& plan_;
+  const Sizes& sizes_;
+  MemoryAccess access_;
+  WorkloadRng rng_;
+  PhaseShared& shared_;
+  std::optional<SlotArray> array_;
+  PhaseBlocks blocks_;
+  std::optional<A> alloc_;
+  std::uint64_t segment_ = 0;
+};
+
+// TSC -> milliseconds since the first worker began.
+struct Clock {
+  std::uint64_t origin;
+  double hz;
+  double ms(std::uint64_t tsc) const { return hz > 0 ? (double(tsc) - double(origin)) / hz * 1e3 : 0.0; }
+};
+
+nlohmann::json plan_json(const PhasePlan& plan) {
+  nlohmann::json legs = nlohmann::json::array();
+  for (const PhaseLeg& l : plan.legs)
+    legs.push_back({{"stage", to_string(l.stage)}, {"end_op", l.end}, {"to_bytes", l.to_bytes}, {"checkpoint", to_string(l.checkpoint)}});
+  return {{"ops_per_thread", plan.ops},
+          {"target_bytes_per_thread", plan.target_bytes},
+          {"low_bytes_per_thread", plan.low_bytes},
+          {"mean_block_bytes", plan.mean_block_bytes},
+          {"sample_every", plan.sample_every},
+          {"block_capacity", plan.block_capacity},
+          {"drop_order", to_string(plan.drop_order)},
+          {"legs", legs},
+          {"legs_mean", "per thread: each leg runs from the previous leg's end to end_op, its target rising linearly to to_bytes; "
+                        "a drop leg frees down below to_bytes and ends there (end_op is its planned end)"}};
+}
+
+nlohmann::json series_json(const std::vector<PhaseWorkerResult>& results, const PhaseShared& shared, const Clock& clock, std::uint64_t every,
+                           std::uint64_t rss_before) {
+  auto growth = [&](std::uint64_t rss) { return nlohmann::json(std::int64_t(rss) - std::int64_t(rss_before)); };
+  std::vector<std::pair<double, nlohmann::json>> rows;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    for (const SeriesRow& r : results[i].rows)
+      rows.emplace_back(clock.ms(r.tsc), nlohmann::json{i, r.op, clock.ms(r.tsc), r.live, r.rss != 0 ? growth(r.rss) : nullptr, to_string(r.stage)});
+  for (const CheckpointReading& c : shared.readings())
+    for (std::size_t j = c.pause_begin; j < c.pause_end; ++j) {
+      const PauseSample& s = shared.pauses()[j];
+      rows.emplace_back(clock.ms(s.tsc), nlohmann::json{-1, nullptr, clock.ms(s.tsc), c.live, growth(s.rss), to_string(PhaseStage::pause)});
+    }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& r : rows) out.push_back(std::move(r.second));
+  return {{"every", every},
+          {"columns", {"thread", "op_index", "elapsed_ms", "live_bytes", "rss_bytes", "stage"}},
+          {"rows", out},
+          {"means", "rows of every thread in time order. thread: worker index, or -1 for a row taken in a pause after a drop; op_index: "
+                    "operations that thread had done (null in a pause); elapsed_ms: since the first worker began, pauses included; "
+                    "live_bytes: that thread's live requested bytes (pause rows: all threads'); rss_bytes: process RSS growth since "
+                    "before the measured phase, read by worker 0 at its rows and in pauses (null on rows of other threads); stage: "
+                    "the leg (grow, hold, drop, final) or pause. A row every `every` ops of each thread, and at its end"}};
+}
+
+nlohmann::json checkpoints_json(const PhaseShared& shared, const Clock& clock, std::uint64_t rss_before) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CheckpointReading& c : shared.readings())
+    out.push_back({{"kind", to_string(c.kind)}, {"ordinal", c.ordinal}, {"elapsed_ms", clock.ms(c.tsc)}, {"live_bytes", c.live},
+                   {"rss_bytes", std::int64_t(c.rss) - std::int64_t(rss_before)}, {"pause_rows", c.pause_end - c.pause_begin}});
+  return out;
+}
+
+const CheckpointReading* find_reading(const PhaseShared& shared, CheckpointKind kind, unsigned ordinal) {
+  for (const CheckpointReading& c : shared.readings())
+    if (c.kind == kind && c.ordinal == ordinal) return &c;
+  return nullptr;
+}
+
+// The metrics (definitions in workload_metrics_means below); null where a reading is missing
+// (a failed cell) or a denominator is not positive, and every RSS figure null on void (it takes
+// no memory: its RSS moves by noise only).
+nlohmann::json phase_metrics(const CellSpec& cell, const PhaseShared& shared, const Clock& clock, const PhaseMeasurement& m,
+                             std::uint64_t end_live) {
+  auto growth = [&](std::uint64_t rss) { return double(rss) - double(m.rss_before); };
+  const double rss_end = growth(m.rss_end);
+  nlohmann::json out = {{"rss_per_live_at_end", nullable_ratio(rss_end, double(end_live))}};
+  auto per_live = [&](const CheckpointReading* c) { return c ? nullable_ratio(growth(c->rss), double(c->live)) : nlohmann::json(nullptr); };
+  switch (phase_shape_of(cell.workload)) {
+    case PhaseShape::ramp:
+      out["rss_per_live_at_half"] = per_live(find_reading(shared, CheckpointKind::half, 1));
+      break;
+    case PhaseShape::plateau: {
+      const CheckpointReading* rise = find_reading(shared, CheckpointKind::rise_end, 1);
+      out["rss_per_live_after_rise"] = per_live(rise);
+      out["hold_rss_growth_share"] = rise ? nullable_ratio(rss_end - growth(rise->rss), growth(rise->rss)) : nlohmann::json(nullptr);
+      break;
+    }
+    case PhaseShape::peak: {
+      const unsigned last = cell.phases.peaks;
+      const CheckpointReading *peak = find_reading(shared, CheckpointKind::peak, last), *drop = find_reading(shared, CheckpointKind::drop, last),
+                              *first = find_reading(shared, CheckpointKind::peak, 1);
+      for (const char* key : {"rss_at_peak_ratio", "rss_after_drop_ratio", "rss_after_pause_ratio", "freed_share", "returned_share_after_drop",
+                              "returned_share_after_pause", "return_ms", "drop_ms", "regrowth_rss_ratio"})
+        out[key] = nullptr;
+      if (!peak || !drop || !first) break;
+      const double rss_peak = growth(peak->rss), rss_drop = growth(drop->rss), live_peak = double(peak->live), live_drop = double(drop->live);
+      const double rss_pause = growth(shared.pauses()[drop->pause_end - 1].rss);
+      out["rss_at_peak_ratio"] = nullable_ratio(rss_peak, live_peak);
+      out["rss_after_drop_ratio"] = nullable_ratio(rss_drop, live_drop);
+      out["rss_after_pause_ratio"] = nullable_ratio(rss_pause, live_drop);
+      out["freed_share"] = nullable_ratio(live_peak - live_drop, live_peak);
+      out["returned_share_after_drop"] = nullable_ratio(rss_peak - rss_drop, rss_peak);
+      out["returned_share_after_pause"] = nullable_ratio(rss_peak - rss_pause, rss_peak);
+      out["drop_ms"] = clock.ms(drop->tsc) - clock.ms(peak->tsc);
+      out["regrowth_rss_ratio"] = nullable_ratio(rss_end, growth(first->rss));
+      const double returned = rss_peak - rss_pause;
+      if (rss_peak > 0 && returned >= 0.05 * rss_peak)
+        for (std::size_t j = drop->pause_begin; j < drop->pause_end; ++j)
+          if (growth(shared.pauses()[j].rss) - rss_pause <= 0.1 * returned) {
+            out["return_ms"] = clock.ms(shared.pauses()[j].tsc) - clock.ms(drop->tsc);
+            break;
+          }
+      break;
+    }
+  }
+  return out;
+}
+
+const nlohmann::json& metrics_means() {
+  static const nlohmann::json means = {
+      {"rss_per_live_at_end", "RSS growth at the end of the loop / live requested bytes then (all threads)"},
+      {"rss_per_live_at_half", "ramp: the same at the checkpoint at N/2"},
+      {"rss_per_live_after_rise", "plateau: the same at the end of the rise"},
+      {"hold_rss_growth_share", "plateau: (RSS growth at the end - at the end of the rise) / RSS growth at the end of the rise"},
+      {"rss_at_peak_ratio", "peak: RSS growth at the last peak / live bytes then"},
+      {"rss_after_drop_ratio", "peak: RSS growth right after the last drop / live bytes after it"},
+      {"rss_after_pause_ratio", "peak: RSS growth at the end of the pause after the last drop / live bytes after the drop"},
+      {"freed_share", "peak: (live at the last peak - live after its drop) / live at the peak: what an allocator returning everything would return"},
+      {"returned_share_after_drop", "peak: (RSS at the last peak - RSS right after the drop) / (RSS at the peak - RSS before the phase)"},
+      {"returned_share_after_pause", "peak: the same at the end of the pause"},
+      {"return_ms", "peak: ms from the end of the last drop until the RSS first came within 10% of the amount returned (RSS at the peak - "
+                    "RSS at the end of the pause) of its end-of-pause value; 0 = returned by the end of the drop; null when less than 5% "
+                    "of the peak's RSS growth was returned by the end of the pause"},
+      {"drop_ms", "peak: ms from the last peak to the end of its drop (all threads)"},
+      {"regrowth_rss_ratio", "peak: RSS growth at the end (after the final growth) / RSS growth at the first peak; above 1: the regrowth did "
+                             "not fit in the memory kept"}};
+  return means;
+}
+
+nlohmann::json phase_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus, PhaseMeasurement m,
+                            const PhasePlan& plan, const PhaseShared& shared, const std::vector<PhaseWorkerResult>& results) {
+  std::vector<AllocTestThreadOutcome> outcomes;
+  std::uint64_t full_array_frees = 0, late_drops = 0, origin = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    m.workers[i].cycles = results[i].cycles;  // the work segments instead of the whole run()
+    outcomes.push_back(results[i].outcome.ops);
+    full_array_frees += results[i].outcome.full_array_frees;
+    late_drops += results[i].outcome.late_drops;
+    if (results[i].start_tsc != 0 && (origin == 0 || results[i].start_tsc < origin)) origin = results[i].start_tsc;
+  }
+  nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
+  if (full_array_frees > 0)
+    rec["warnings"].push_back("the block array was full " + std::to_string(full_array_frees) + " times: those ops freed instead of allocating");
+  if (late_drops > 0)
+    rec["warnings"].push_back(std::to_string(late_drops) + " drop(s) ended after the next growth's planned end: those growths were steeper");
+  const Clock clock{origin, measured_tsc_hz(m)};
+  rec["timing_means"] = "cycles: each thread's work segments only (TSC at each boundary); checkpoint barriers, pauses and the series' RSS "
+                        "readings are excluded. wall_time_ns, cpu_time, rusage and peak RSS cover the whole measured phase, pauses included";
+  rec["phase_plan"] = plan_json(plan);
+  rec["phase_checkpoints"] = checkpoints_json(shared, clock, m.rss_before);
+  rec["phase_series"] = series_json(results, shared, clock, plan.sample_every, m.rss_before);
+  rec["workload_metrics"] = phase_metrics(cell, shared, clock, m, rec.at("end_live_requested_bytes").get<std::uint64_t>());
+  if (allocator.name == VoidAllocator::name())
+    for (auto& [key, value] : rec["workload_metrics"].items())
+      if (key != "drop_ms") value = nullptr;
+  rec["workload_metrics_means"] = metrics_means();
+  return rec;
+}
+
+}  // namespace
+
+nlohmann::json run_phase_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
+  const AllocTestParams& p = cell.params;
+  return with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+    const PhasePlan plan = make_phase_plan(phase_shape_of(cell.workload), cell.phases, p, sizes.mean_size(), sizes.max_size());
+    PhaseShared shared(plan, phase_shape_of(cell.workload) == PhaseShape::peak ? cell.phases.pause_ms : 0, pus.size());
+    std::vector<PhaseWorkerResult> results(pus.size());
+    const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
+      return run_measured_phase<PhaseWorker<A, Sizes>>(
+          topology, pus, PhaseHooks{}, [&](std::size_t i, PhaseWorker<A, Sizes>& w) { results[i] = std::move(w.result); }, plan, sizes, p,
+          &shared);
+    });
+    return phase_record(cell, allocator, pus, m, plan, shared, results);
+  });
+}
+
+}  // namespace allocstress

@@ -1,0 +1,192 @@
+// Data-structure cells: per-worker build / churn / search phases (see structure_cell.hpp).
+#include "cells/structure_cell.hpp"
+
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+
+#include <optional>
+
+#include "allocators/in_tree_registry.hpp"
+#include "workloads/structures/bintree.hpp"
+#include "workloads/structures/linked_list.hpp"
+#include "workloads/structures/multilist.hpp"
+#include "cells/cell_record.hpp"
+#include "platform/perf_counters.hpp"
+#include "cells/placement_metrics.hpp"
+
+namespace allocstress {
+
+namespace {
+
+struct StructureWorkerResult {
+  StructureOutcome outcome;
+  std::uint64_t build_cycles = 0, churn_cycles = 0, search_cycles = 0;
+  std::vector<NodeExtent> nodes;  // live nodes after the search, for placement metrics
+  nlohmann::json hardware;        // search-phase cache misses, or n/a
+};
+
+// One worker thread running structure S (BinTreeWorkload, ...) on allocator A.
+template <Allocator A, template <class> class S>
+class StructureWorker {
+ public:
+  StructureWorker(std::size_t index, const StructureParams& p, std::uint64_t seed, unsigned threads)
+      : p_(p), rng_(make_thread_rng(seed, unsigned(index))), threads_(threads) {}
+
+  std::string setup() {
+    alloc_.emplace(std::size_t(std::max<std::uint64_t>(p_.node_size, 1024)));
+    structure_.emplace(*alloc_, p_, rng_);
+    if (!counters_.all_available()) result.hardware = {{"status", "n/a"}, {"reason", counters_.first_reason()}};
+    return "";
+  }
+
+  void run() {
+    const std::uint64_t c0 = cycle_counter_begin();
+    const bool built = structure_->build();
+    result.build_cycles = cycle_counter_end() - c0;
+    if (!built) return;
+    structure_->prepare_churn();
+    const std::uint64_t c1 = cycle_counter_begin();
+    const bool churned = structure_->churn();
+    result.churn_cycles = cycle_counter_end() - c1;
+    if (!churned) return;
+    structure_->prepare_searches();
+    // Under the cache simulator (started with --instr-atstart=no), simulation starts here with one
+    // uncollected search, which leaves the simulated caches in a state fixed by the search
+    // itself: what ran before (thread start-up, barrier spins whose length depends on timing)
+    // never touches them.  Results are recomputed by the collected search.
+    if (RUNNING_ON_VALGRIND) {
+      CALLGRIND_START_INSTRUMENTATION;  // the simulated caches see only the searches (--instr-atstart=no)
+      structure_->search();
+    }
+    counters_.start();
+    CALLGRIND_TOGGLE_COLLECT;  // no-op unless running under callgrind --collect-atstart=no
+    const std::uint64_t c2 = cycle_counter_begin();
+    structure_->search();
+    result.search_cycles = cycle_counter_end() - c2;
+    CALLGRIND_TOGGLE_COLLECT;
+    // Stopping is global: only a lone worker may do it (another could still be searching).
+    if (RUNNING_ON_VALGRIND && threads_ == 1) CALLGRIND_STOP_INSTRUMENTATION;
+    counters_.stop();
+    if (counters_.all_available()) result.hardware = {{"status", "measured"}, {"values", counters_.values()}};
+  }
+
+  void inspect() {
+    const StructureOutcome& o = structure_->outcome();
+    if (o.failed_allocation_bytes == 0) structure_->verify();
+    result.nodes.reserve(std::size_t(structure_->outcome().live_nodes));
+    structure_->for_each_node([&](const void* p, std::size_t bytes) { result.nodes.push_back({reinterpret_cast<std::uintptr_t>(p), bytes}); });
+  }
+
+  void release() {
+    result.outcome = structure_->outcome();
+    structure_->release();
+  }
+
+  StructureWorkerResult result;
+
+ private:
+  const StructureParams& p_;
+  WorkloadRng rng_;
+  unsigned threads_;
+  std::optional<A> alloc_;  // destroyed after the structure (members destroy in reverse order)
+  std::optional<S<A>> structure_;
+  ThreadCounters counters_{cache_miss_events()};
+};
+
+template <template <class> class S>
+PhaseMeasurement measure(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                         const std::vector<unsigned>& pus, std::vector<StructureWorkerResult>& results) {
+  PhaseHooks hooks;
+  hooks.inline_single_worker = RUNNING_ON_VALGRIND != 0;  // the cache simulator: no second thread
+  return visit_allocator_type(allocator.name, [&]<class A>() {
+    return run_measured_phase<StructureWorker<A, S>>(
+        topology, pus, hooks,
+        [&](std::size_t i, StructureWorker<A, S>& w) { results[i] = std::move(w.result); }, cell.structure,
+        cell.params.seed, cell.params.threads);
+  });
+}
+
+// Sum of one field over workers; per-thread counters in a combined record.
+nlohmann::json hardware_total(const std::vector<StructureWorkerResult>& results) {
+  nlohmann::json total = nlohmann::json::object();
+  for (const auto& r : results) {
+    if (r.hardware.value("status", "") != "measured") return r.hardware;  // n/a with the first reason
+    for (const auto& [name, v] : r.hardware.at("values").items())
+      total[name] = v.is_number() && (!total.contains(name) || total[name].is_number())
+                        ? nlohmann::json(total.value(name, std::uint64_t{0}) + v.get<std::uint64_t>())
+                        : nlohmann::json(nullptr);
+  }
+  return {{"status", "measured"}, {"phase", "search"}, {"values", total}};
+}
+
+}  // namespace
+
+nlohmann::json run_structure_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+                                  const std::vector<unsigned>& pus) {
+  std::vector<StructureWorkerResult> results(pus.size());
+  const PhaseMeasurement m = cell.workload == kBinTreeWorkload      ? measure<BinTreeWorkload>(cell, allocator, topology, pus, results)
+                             : cell.workload == kLinkedListWorkload ? measure<LinkedListWorkload>(cell, allocator, topology, pus, results)
+                                                                    : measure<MultiListWorkload>(cell, allocator, topology, pus, results);
+  StructureOutcome total;
+  std::uint64_t build = 0, churn = 0, search = 0, hash = 0;
+  std::vector<NodeExtent> nodes;
+  std::string failure = setup_failure(m);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const StructureWorkerResult& r = results[i];
+    const StructureOutcome& o = r.outcome;
+    total.nodes_built += o.nodes_built;
+    total.interleaved_blocks += o.interleaved_blocks;
+    total.nodes_churned += o.nodes_churned;
+    total.searches += o.searches;
+    total.found += o.found;
+    total.visits += o.visits;
+    total.live_nodes += o.live_nodes;
+    total.peak_live_requested_bytes += o.peak_live_requested_bytes;
+    total.end_live_requested_bytes += o.end_live_requested_bytes;
+    hash = (hash ^ o.op_stream_hash) * 0x100000001b3ULL;
+    build += r.build_cycles;
+    churn += r.churn_cycles;
+    search += r.search_cycles;
+    nodes.insert(nodes.end(), r.nodes.begin(), r.nodes.end());
+    const std::string who = " (worker " + std::to_string(i) + ")";
+    if (failure.empty() && o.failed_allocation_bytes != 0)
+      failure = "allocation of " + std::to_string(o.failed_allocation_bytes) + " bytes returned nullptr" + who;
+    if (failure.empty() && !o.verify_error.empty()) failure = "verification failed: " + o.verify_error + who;
+  }
+  const double hz = measured_tsc_hz(m);
+  auto per = [](std::uint64_t cycles, std::uint64_t count) { return count > 0 ? double(cycles) / double(count) : 0.0; };
+  auto ns = [&](double cycles) { return hz > 0 ? cycles / hz * 1e9 : 0.0; };
+  const double visit_cycles = per(search, total.visits);
+
+  nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
+  rec.update({// Google-Benchmark-compatible timing fields: one "iteration" = one node visited by a search.
+              {"iterations", total.visits},
+              {"real_time", ns(visit_cycles)},
+              {"cpu_time", total.visits > 0 ? double(m.usage.user_time_ns + m.usage.system_time_ns) / double(total.visits) : 0.0},
+              {"cycles_total", build + churn + search},
+              {"build_cycles", build},
+              {"churn_cycles", churn},
+              {"search_cycles", search},
+              {"build_cycles_per_node", per(build, total.nodes_built)},
+              {"churn_cycles_per_node", total.nodes_churned > 0 ? nlohmann::json(per(churn, total.nodes_churned)) : nlohmann::json(nullptr)},
+              {"search_cycles_per_visit", visit_cycles},
+              {"build_ns_per_node", ns(per(build, total.nodes_built))},
+              {"search_ns_per_visit", ns(visit_cycles)},
+              {"nodes_built", total.nodes_built},
+              {"interleaved_blocks", total.interleaved_blocks},
+              {"nodes_churned", total.nodes_churned},
+              {"searches", total.searches},
+              {"found", total.found},
+              {"visits", total.visits},
+              {"live_nodes", total.live_nodes},
+              {"peak_live_requested_bytes", total.peak_live_requested_bytes},
+              {"end_live_requested_bytes", total.end_live_requested_bytes},
+              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(total.peak_live_requested_bytes))},
+              {"op_stream_hash", hex64(hash)},
+              {"verified", failure.empty()},
+              {"placement_metrics", placement_metrics(std::move(nodes), l1_data_cache(), std::size_t(sysconf(_SC_PAGESIZE)))},
+              {"hardware_cache_misses", hardware_total(results)}});
+  return rec;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,32 @@
+// `allocstress list`: every allocator the catalogue knows, whether it can run here, and why not.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "allocators/drop_in/malloc_provider.hpp"
+
+namespace allocstress {
+
+void ListCommand::add_to(CLI::App& app) {
+  cmd = app.add_subcommand("list", "List allocators: found, or missing and why");
+  cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
+  cmd->add_option("--allocator", user_libraries, "Also list NAME=/path/lib.so");
+}
+
+int ListCommand::execute() {
+  const AllocatorCatalog catalog = load_catalog(manifest, user_libraries);
+  std::cout << "manifest: " << catalog.manifest_path().string() << "\n";
+  std::printf("%-18s %-8s %-9s %-12s %s\n", "allocator", "kind", "status", "version", "library / reason");
+  for (const auto& s : catalog.all()) {
+    const bool in_tree = s.kind == AllocatorKind::in_tree;
+    const std::string version = in_tree ? "-" : debian_package_version(s.package);
+    std::string where = in_tree ? "(in-tree backend)" : s.library_path;
+    if (!in_tree && s.available() && required_preload(s).empty()) where += " (no preload: the process's own malloc)";
+    std::printf("%-18s %-8s %-9s %-12s %s\n", s.name.c_str(), in_tree ? "in-tree" : "drop-in",
+                s.available() ? "found" : "missing", version.c_str(),
+                s.available() ? where.c_str() : s.unavailable_reason.c_str());
+  }
+  return 0;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,84 @@
+// Entry point of the `allocstress` executable: parses the command line and dispatches to the
+// subcommands (list, run, matrix, probe, trace, trace-info, import,
+// replay, fit, run-cell, status, merge, report, compare).  Every failure ends here as one line on stderr.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/fit_command.hpp"
+#include "cli/import_command.hpp"
+#include "cli/python_commands.hpp"
+#include "cli/slurm_commands.hpp"
+#include "cli/trace_command.hpp"
+#include "cli/trace_info_command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace allocstress;
+  CLI::App app{"allocstress: stress-tests memory allocators with program-like workloads"};
+  app.require_subcommand(1);
+  ListCommand list;
+  RunCommand run;
+  MatrixCommand matrix;
+  ProbeCommand probe;
+  TraceCommand trace;
+  TraceInfoCommand trace_info;
+  ImportCommand import;
+  MatrixCommand replay(kReplayWorkload);
+  FitCommand fit;
+  RunCellCommand run_cell;
+  StatusCommand status;
+  MergeCommand merge;
+  list.add_to(app);
+  run.add_to(app);
+  matrix.add_to(app);
+  probe.add_to(app);
+  trace.add_to(app);
+  trace_info.add_to(app);
+  import.add_to(app);
+  replay.add_to(app);
+  fit.add_to(app);
+  run_cell.add_to(app);
+  status.add_to(app);
+  merge.add_to(app);
+  // Analysis commands are implemented in Python: every argument is passed on untouched.
+  CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
+  CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
+  for (CLI::App* sub : {report, compare}) {
+    sub->set_help_flag();
+    sub->allow_extras();
+  }
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  try {
+    app.parse(argc, argv);
+    if (list.cmd->parsed()) return list.execute();
+    if (run.cmd->parsed()) return run.execute(argv);
+    if (probe.cmd->parsed()) return probe.execute();
+    if (trace.cmd->parsed()) return trace.execute();
+    if (trace_info.cmd->parsed()) return trace_info.execute();
+    if (import.cmd->parsed()) return import.execute();
+    if (replay.cmd->parsed()) return replay.execute(command_line);
+    if (fit.cmd->parsed()) return fit.execute();
+    if (run_cell.cmd->parsed()) return run_cell.execute(command_line);
+    if (status.cmd->parsed()) return status.execute();
+    if (merge.cmd->parsed()) return merge.execute();
+    if (report->parsed()) return exec_python_command("report", report->remaining());
+    if (compare->parsed()) return exec_python_command("compare", compare->remaining());
+    return matrix.execute(command_line);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "allocstress: error: " << e.what() << " (see allocstress --help)\n";
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    std::cerr << "allocstress: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "allocstress: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,64 @@
+// Plan files (see plan_file.hpp).
+#include "plan/plan_file.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "platform/machine_context.hpp"
+
+namespace allocstress {
+
+nlohmann::json plan_file_json(const MatrixPlan& plan, const nlohmann::json& context, const std::string& executable,
+                              const std::string& command_line) {
+  nlohmann::json cells = nlohmann::json::array();
+  const std::vector<MatrixCell> list = plan.cells();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const MatrixCell& c = list[i];
+    cells.push_back({{"index", i},
+                     {"key", c.key},
+                     {"allocator", c.spec.allocator},
+                     {"workload", c.spec.workload},
+                     {"threads", c.spec.params.threads},
+                     {"repetition", c.repetition},
+                     {"seed", c.spec.params.seed},
+                     {"mode", c.spec.mode()},
+                     {"command", cell_command(executable, plan, c)}});
+  }
+  return {{"format", kPlanFileFormat}, {"version", kPlanFileVersion}, {"created", iso_utc_now()}, {"command_line", command_line},
+          {"executable", executable},  {"context", context},          {"plan", plan.to_json()},  {"cells", cells}};
+}
+
+PlanFile read_plan_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(name + ": cannot open the plan file");
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw std::runtime_error(name + ": not a plan file (not a JSON object)");
+  if (j.value("format", "") != kPlanFileFormat)
+    throw std::runtime_error(name + ": not a plan file (format is not \"" + kPlanFileFormat + "\"; write one with `allocstress matrix ... --plan-only -o FILE`)");
+  if (j.value("version", 0) != kPlanFileVersion)
+    throw std::runtime_error(name + ": plan file version " + j.value("version", nlohmann::json()).dump() + " (accepted: " +
+                             std::to_string(kPlanFileVersion) + ")");
+  PlanFile f;
+  try {
+    f.plan = MatrixPlan::from_json(j.at("plan"));
+    f.context = j.at("context");
+    f.executable = j.at("executable").get<std::string>();
+    f.command_line = j.value("command_line", std::string());
+    f.created = j.value("created", std::string());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+  f.cells = f.plan.cells();
+  const nlohmann::json& listed = j.value("cells", nlohmann::json::array());
+  if (!listed.is_array() || listed.size() != f.cells.size())
+    throw std::runtime_error(name + ": its cell list does not match its plan (" + std::to_string(listed.is_array() ? listed.size() : 0) +
+                             " cells listed, " + std::to_string(f.cells.size()) + " planned): written by another version of allocstress?");
+  for (std::size_t i = 0; i < f.cells.size(); ++i)
+    if (listed[i].value("key", "") != f.cells[i].key)
+      throw std::runtime_error(name + ": cell " + std::to_string(i) + " is listed as " + listed[i].value("key", std::string("?")) + " but the plan makes it " +
+                               f.cells[i].key + ": written by another version of allocstress?");
+  return f;
+}
+
+}  // namespace allocstress

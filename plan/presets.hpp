@@ -1,0 +1,24 @@
+// Named parameter sets for `matrix --preset` (and the defaults of `run`).
+//   quick  laptop-sized: the default matrix takes about 42 s on a 2-core VM (100 cells).
+//   study  the 2018 study's sizes: 2^25 slots in total, 1e8 iterations per thread, E = 16,
+//          threads 1..PUs-1 with one PU left to the OS.
+#pragma once
+
+#include <string>
+
+#include "workloads/alloc_test.hpp"
+
+namespace allocstress {
+
+struct Preset {
+  std::string name;
+  AllocTestParams params;   // the threads field is not used: presets sweep threads
+  unsigned repetitions;
+  bool reserve_os_pu;       // threads sweep 1..usable PUs, leaving one PU to the OS
+  double cell_timeout_s;
+};
+
+// Throws std::invalid_argument naming the accepted presets.
+Preset find_preset(const std::string& name);
+
+}  // namespace allocstress

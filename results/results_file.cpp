@@ -1,0 +1,72 @@
+// Assembles the results document from journal records.
+#include "results/results_file.hpp"
+
+#include "results/results_summary.hpp"
+
+namespace allocstress {
+
+nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
+  const std::string name = cell.spec.workload + "/" + a.name + "/threads:" + std::to_string(cell.spec.params.threads) +
+                           (cell.spec.cache_sim ? "/cache-sim" : cell.spec.profile ? "/profile" : "");
+  return {{"name", name},
+          {"run_name", name},
+          {"cell_key", cell.key},
+          {"workload", cell.spec.workload},
+          {"mode", cell.spec.mode()},
+          {"allocator", a.name},
+          {"allocator_kind", a.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
+          {"allocator_library", a.library_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.library_path)},
+          {"allocator_package", a.package},
+          {"allocator_version", a.version},
+          {"allocator_origin", a.origin},
+          {"threads", cell.spec.params.threads},
+          {"placement", to_string(cell.spec.placement.policy)},
+          {"params", cell_params_json(cell.spec)},
+          {"repetition_index", cell.repetition},
+          {"repetitions", repetitions}};
+}
+
+nlohmann::json unmeasured_cell(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions,
+                               const std::string& status, const std::string& reason) {
+  nlohmann::json e = cell_identity(cell, a, repetitions);
+  e["run_type"] = "iteration";
+  e["status"] = status;
+  e["reason"] = reason;
+  e["warnings"] = nlohmann::json::array();
+  return e;
+}
+
+std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
+  std::vector<nlohmann::json> out;
+  for (const auto& ex : plan.excluded) {
+    MatrixPlan only = plan;
+    only.allocators = {ex.spec};
+    only.skipped.clear();
+    for (const auto& cell : only.cells())
+      if (cell.spec.mode() == "timing") out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
+  }
+  for (const auto& cell : plan.skipped_cells()) {
+    const SkippedPair* why = plan.skipped_pair(cell.spec.workload, cell.spec.allocator);
+    for (const auto& a : plan.allocators)
+      if (a.name == cell.spec.allocator) out.push_back(unmeasured_cell(cell, a, plan.repetitions, "skipped", why->reason));
+  }
+  return out;
+}
+
+nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells) {
+  attach_net_costs(cells);
+  attach_blowup(cells);
+  for (const auto& w : op_stream_mismatches(cells)) context["warnings"].push_back(w);
+  std::vector<nlohmann::json> aggregates = aggregate_entries(cells);
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (auto& c : cells) benchmarks.push_back(std::move(c));
+  for (auto& c : excluded_cells(plan)) benchmarks.push_back(std::move(c));
+  for (auto& a : aggregates) benchmarks.push_back(std::move(a));
+  context["plan"] = plan.to_json();
+  return {{"schema", kResultsSchemaName},
+          {"schema_version", kResultsSchemaVersion},
+          {"context", std::move(context)},
+          {"benchmarks", std::move(benchmarks)}};
+}
+
+}  // namespace allocstress

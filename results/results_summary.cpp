@@ -1,0 +1,199 @@
+// Baseline subtraction, aggregation over repetitions, and the op-stream consistency check.
+#include "results/results_summary.hpp"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "cells/cell_spec.hpp"
+#include "platform/statistics.hpp"
+
+namespace allocstress {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Metrics summarised over repetitions: the aggregate field and where it is in a record.  A
+// metric missing from any record of a group (e.g. cycles_per_pair of a bintree cell) is null.
+const std::pair<const char*, const char*> kAggregatedMetrics[] = {
+    {"real_time", "/real_time"}, {"cpu_time", "/cpu_time"}, {"cycles_per_pair", "/cycles_per_pair"},
+    {"ns_per_pair", "/ns_per_pair"}, {"net_cycles_per_pair", "/net_cycles_per_pair"}, {"net_ns_per_pair", "/net_ns_per_pair"},
+    {"build_cycles_per_node", "/build_cycles_per_node"}, {"churn_cycles_per_node", "/churn_cycles_per_node"},
+    {"search_cycles_per_visit", "/search_cycles_per_visit"}, {"search_ns_per_visit", "/search_ns_per_visit"},
+    {"cache_line_utilisation", "/placement_metrics/cache_line_utilisation"},
+    {"page_utilisation", "/placement_metrics/page_utilisation"},
+    {"set_histogram_max_over_mean", "/placement_metrics/set_histogram_max_over_mean"},
+    {"wall_time_ns", "/wall_time_ns"}, {"peak_rss_bytes", "/peak_rss_bytes"}, {"rss_before_bytes", "/rss_before_bytes"},
+    {"rss_end_bytes", "/rss_end_bytes"}, {"rss_after_free_bytes", "/rss_after_free_bytes"}, {"overhead_ratio", "/overhead_ratio"},
+    {"peak_live_requested_bytes", "/peak_live_requested_bytes"}, {"minor_faults", "/minor_faults"},
+    {"major_faults", "/major_faults"}, {"voluntary_context_switches", "/voluntary_context_switches"},
+    {"involuntary_context_switches", "/involuntary_context_switches"}};
+
+bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
+bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
+bool has_baseline(const Json& r) { return has_void_baseline(r.value("workload", "")); }
+
+// The figure speed_vs_system compares: net cycles/pair (alloc-test, replay), search cycles/visit (structures).
+const char* speed_metric(const std::string& workload) {
+  return has_void_baseline(workload) ? "net_cycles_per_pair" : "search_cycles_per_visit";
+}
+
+using CellRep = std::tuple<std::string, unsigned, unsigned>;  // workload, threads, repetition
+
+CellRep workload_threads_rep(const Json& r) {
+  return {r.at("workload").get<std::string>(), r.at("threads").get<unsigned>(), r.value("repetition_index", 0u)};
+}
+
+// The statistic `stat` (median, min, max or cv) of `values`; null where undefined (the cv of
+// values with mean 0).
+Json statistic(const std::vector<double>& values, const std::string& stat) {
+  const Summary s = summarise(values);
+  const double v = stat == "median" ? s.median : stat == "min" ? s.min : stat == "max" ? s.max : s.cv;
+  return std::isnan(v) ? Json(nullptr) : Json(v);
+}
+
+// The statistic `stat` (median, min, max or cv) of every number in the group's
+// `workload_metrics` blocks, by name; null when a repetition lacks it or it is not a number.
+Json summarised_workload_metrics(const std::vector<const Json*>& group, const std::string& stat) {
+  Json out = Json::object();
+  for (const auto& [name, first_value] : group.front()->at("workload_metrics").items()) {
+    std::vector<double> values;
+    for (const Json* r : group) {
+      const Json& m = r->value("workload_metrics", Json::object());
+      if (m.contains(name) && m.at(name).is_number()) values.push_back(m.at(name).get<double>());
+    }
+    if (values.size() != group.size()) {
+      out[name] = nullptr;
+      continue;
+    }
+    out[name] = statistic(values, stat);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
+
+void attach_blowup(std::vector<Json>& records) {
+  auto growth_per_live_byte = [](const Json& r) -> std::optional<double> {
+    const double live = r.value("peak_live_requested_bytes", 0.0);
+    if (live <= 0) return std::nullopt;
+    return (r.value("peak_rss_bytes", 0.0) - r.value("rss_before_bytes", 0.0)) / live;
+  };
+  std::map<std::string, double> single;  // allocator -> growth per live byte at 1 thread
+  for (const auto& r : records)
+    if (is_ok(r) && r.value("mode", "") == "profile" && r.at("threads") == 1)
+      if (const auto g = growth_per_live_byte(r)) single[r.at("allocator").get<std::string>()] = *g;
+  for (auto& r : records) {
+    if (!is_ok(r) || r.value("mode", "") != "profile") continue;
+    const auto one = single.find(r.at("allocator").get<std::string>());
+    const auto g = growth_per_live_byte(r);
+    r["profile"]["blowup"] = one != single.end() && one->second > 0 && g
+                                 ? Json{{"value", *g / one->second}, {"provenance", "exact (RSS growth per peak live byte, N threads / 1 thread)"}}
+                                 : Json{{"value", nullptr}, {"provenance", "n/a(no ok 1-thread profile cell of this allocator)"}};
+  }
+}
+
+void attach_net_costs(std::vector<Json>& records) {
+  struct Baseline {
+    double cycles_per_pair, ns_per_pair;
+  };
+  std::map<CellRep, Baseline> baseline;
+  for (const auto& r : records)
+    if (is_ok_timing(r) && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
+      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>()};
+  for (auto& r : records) {
+    if (!is_ok_timing(r) || !has_baseline(r)) continue;
+    const auto it = baseline.find(workload_threads_rep(r));
+    if (it == baseline.end()) {
+      r["baseline_cycles_per_pair"] = nullptr;
+      r["net_cycles_per_pair"] = nullptr;
+      r["net_ns_per_pair"] = nullptr;
+      r["warnings"].push_back("no ok void-baseline record for the same threads and repetition: net cost is n/a");
+      continue;
+    }
+    r["baseline_cycles_per_pair"] = it->second.cycles_per_pair;
+    r["net_cycles_per_pair"] = r.at("cycles_per_pair").get<double>() - it->second.cycles_per_pair;
+    r["net_ns_per_pair"] = r.at("ns_per_pair").get<double>() - it->second.ns_per_pair;
+  }
+}
+
+std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
+  using Cell = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+  std::vector<Cell> order;
+  std::map<Cell, std::vector<const Json*>> groups;
+  for (const auto& r : records) {
+    if (!is_ok_timing(r)) continue;
+    const Cell key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
+    if (groups[key].empty()) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  std::map<std::pair<std::string, unsigned>, double> reference;  // median speed metric of `system` per (workload, threads)
+  std::vector<Json> out;
+  std::map<Cell, std::size_t> median_index;
+  for (const auto& key : order) {
+    const auto& [workload, allocator, threads] = key;
+    const auto& group = groups[key];
+    const Json& first = *group.front();
+    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"}, {"mode", "timing"},
+                 {"workload", workload}, {"allocator", allocator}, {"threads", threads},
+                 {"repetitions", first.value("repetitions", group.size())}, {"repetitions_ok", group.size()},
+                 {"status", "ok"}, {"time_unit", "ns"}};
+    for (const char* stat : {"median", "min", "max", "cv"}) {
+      Json e = base;
+      e["name"] = first.at("name").get<std::string>() + "_" + stat;  // Google Benchmark's aggregate naming
+      e["aggregate_name"] = stat;
+      e["aggregate_unit"] = std::string(stat) == "cv" ? "percentage" : "time";
+      for (const auto& [metric, path] : kAggregatedMetrics) {
+        std::vector<double> values;
+        const Json::json_pointer where(path);
+        for (const Json* r : group)
+          if (r->contains(where) && r->at(where).is_number()) values.push_back(r->at(where).get<double>());
+        if (values.size() != group.size()) {
+          e[metric] = nullptr;
+          continue;
+        }
+        e[metric] = statistic(values, stat);
+      }
+      if (first.contains("workload_metrics")) e["workload_metrics"] = summarised_workload_metrics(group, stat);
+      if (std::string(stat) == "median") {
+        median_index[key] = out.size();
+        if (allocator == kReferenceAllocator && e[speed_metric(workload)].is_number())
+          reference[{workload, threads}] = e[speed_metric(workload)].get<double>();
+      }
+      out.push_back(std::move(e));
+    }
+  }
+  for (const auto& [key, index] : median_index) {
+    const auto& [workload, allocator, threads] = key;
+    Json& e = out[index];
+    const char* metric = speed_metric(workload);
+    const auto ref = reference.find({workload, threads});
+    const bool usable = ref != reference.end() && ref->second > 0 && e[metric].is_number() && e[metric].get<double>() > 0 &&
+                        allocator != kBaselineAllocator;
+    e["speed_vs_system"] = usable ? Json(ref->second / e[metric].get<double>()) : Json(nullptr);
+  }
+  return out;
+}
+
+std::vector<std::string> op_stream_mismatches(const std::vector<Json>& records) {
+  std::map<CellRep, std::map<std::string, std::string>> hashes;  // -> hash -> first allocator
+  for (const auto& r : records)
+    if (is_ok_timing(r) && r.contains("op_stream_hash"))
+      hashes[workload_threads_rep(r)].emplace(r.at("op_stream_hash").get<std::string>(), r.at("allocator").get<std::string>());
+  std::vector<std::string> out;
+  for (const auto& [k, by_hash] : hashes) {
+    if (by_hash.size() < 2) continue;
+    std::string who;
+    for (const auto& [h, a] : by_hash) who += (who.empty() ? "" : ", ") + a + "=" + h;
+    out.push_back(std::get<0>(k) + " threads " + std::to_string(std::get<1>(k)) + " repetition " + std::to_string(std::get<2>(k)) +
+                  ": allocators saw different operation streams (" + who + ")");
+  }
+  return out;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,342 @@
+// Trace -> replay program, and its file form (see replay_program.hpp).
+#include "workloads/replay/replay_program.hpp"
+
+#include "trace/recorded_order.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace allocstress {
+
+namespace {
+
+using trace::OpClass;
+using trace::TraceEvent;
+using trace::TraceOp;
+
+constexpr char kProgramMagic[8] = {'A', 'S', 'R', 'E', 'P', 'L', 'Y', '1'};
+constexpr std::uint64_t kPageSize = 4096;
+
+std::uint8_t align_log2_of(const TraceEvent& e) {
+  std::uint64_t a = e.alignment;
+  if ((e.op == TraceOp::valloc || e.op == TraceOp::pvalloc) && a == 0) a = kPageSize;
+  unsigned log2 = 0;
+  while ((std::uint64_t{1} << log2) < a && log2 < 40) ++log2;  // a non-power of two rounds up
+  return std::uint8_t(log2 > replay_detail::kDefaultAlignLog2 ? log2 : 0);
+}
+
+std::uint64_t at_least_one(std::uint64_t size) { return size == 0 ? 1 : size; }
+
+// A block lifetime of the trace that is live at the current point of the merged order.
+struct LiveBlock {
+  std::uint32_t slot;
+  std::uint32_t producer;  // program thread
+  std::uint64_t size;
+  std::uint8_t align_log2;
+};
+
+class Builder {
+ public:
+  Builder(const trace::TraceContents& trace, std::uint64_t every) : trace_(trace), every_(every) {
+    program_.threads.resize(trace.threads.size());
+    for (std::size_t t = 0; t < trace.threads.size(); ++t) {
+      program_.threads[t].trace_thread = trace.threads[t].index;
+      program_.threads[t].tid = trace.threads[t].tid;
+    }
+    program_.allocstats_every = every;
+    live_.reserve(1u << 16);
+  }
+
+  ReplayProgram build() {
+    trace::for_each_in_recorded_order(trace_, [&](std::size_t t, const TraceEvent& e) { convert(std::uint32_t(t), e); });
+    finish();
+    return std::move(program_);
+  }
+
+ private:
+  void count(const char* what) { counts_[what] += 1; }
+
+  std::uint32_t new_slot() {
+    if (program_.slots == UINT32_MAX) throw std::invalid_argument("trace has more than 2^32 - 1 block lifetimes: too many to replay");
+    return program_.slots++;
+  }
+
+  void emit(std::uint32_t t, const ReplayOp& op) {
+    ReplayThreadProgram& p = program_.threads[t];
+    p.ops.push_back(op);
+    switch (op.kind) {
+      case ReplayOpKind::free: live_bytes_ -= op.size; break;
+      case ReplayOpKind::reallocate: live_bytes_ += op.size - op.old_size; break;
+      default: live_bytes_ += op.size; break;
+    }
+    peak_ = std::max(peak_, live_bytes_);
+    if (op.wait) count("cross_thread_consumes");
+    if (every_ != 0 && p.ops.size() % every_ == 0) p.samples.push_back({p.ops.size() - 1, ops_, live_bytes_});
+    ++ops_;
+  }
+
+  // Ends `b`'s lifetime with a free by thread t.
+  void free_block(std::uint32_t t, const LiveBlock& b) {
+    ReplayOp op{};
+    op.kind = ReplayOpKind::free;
+    op.size = b.size;
+    op.slot = b.slot;
+    op.wait = b.producer != t;
+    op.align_log2 = b.align_log2;
+    emit(t, op);
+  }
+
+  // Starts a lifetime at `address` produced by thread t; an address still live loses its old block first.
+  LiveBlock& start(std::uint32_t t, std::uint64_t address, std::uint64_t size, std::uint8_t align_log2) {
+    if (const auto it = live_.find(address); it != live_.end()) {
+      count("implicit_frees");
+      free_block(t, it->second);
+      live_.erase(it);
+    }
+    LiveBlock& b = live_[address];
+    b = {new_slot(), t, size, align_log2};
+    max_block_ = std::max(max_block_, size + (align_log2 ? std::uint64_t{1} << align_log2 : 0));
+    return b;
+  }
+
+  void allocation(std::uint32_t t, const TraceEvent& e, ReplayOpKind kind) {
+    if (e.address == 0) return count("failed_allocations_in_trace");
+    const std::uint8_t align = align_log2_of(e);
+    const LiveBlock& b = start(t, e.address, at_least_one(e.size), align);
+    ReplayOp op{};
+    op.kind = kind;
+    op.size = b.size;
+    op.slot = b.slot;
+    op.align_log2 = align;
+    if (align != 0) count("aligned_allocations");
+    emit(t, op);
+  }
+
+  void convert(std::uint32_t t, const TraceEvent& e) {
+    ++events_;
+    ops_by_kind_[trace::op_name(e.op)] += 1;
+    switch (trace::op_class(e.op)) {
+      case OpClass::allocation:
+        allocation(t, e, e.op == TraceOp::calloc ? ReplayOpKind::allocate_zeroed : ReplayOpKind::allocate);
+        return;
+      case OpClass::free: {
+        if (e.address == 0) return count("null_frees");
+        const auto it = live_.find(e.address);
+        if (it == live_.end()) return count("unmatched_frees");
+        free_block(t, it->second);
+        live_.erase(it);
+        return;
+      }
+      case OpClass::realloc: break;
+    }
+    if (e.old_address == 0) return allocation(t, e, ReplayOpKind::allocate);  // realloc(NULL, n)
+    const auto old = live_.find(e.old_address);
+    if (old == live_.end()) {
+      count("unmatched_reallocs");
+      return allocation(t, e, ReplayOpKind::allocate);
+    }
+    if (e.address == 0) {
+      if (e.size != 0) return count("failed_allocations_in_trace");  // the old block stays live
+      free_block(t, old->second);  // realloc(p, 0) that freed p
+      live_.erase(old);
+      return;
+    }
+    const LiveBlock before = old->second;
+    live_.erase(old);
+    const LiveBlock& b = start(t, e.address, at_least_one(e.size), 0);
+    ReplayOp op{};
+    op.kind = ReplayOpKind::reallocate;
+    op.size = b.size;
+    op.old_size = before.size;
+    op.slot = b.slot;
+    op.old_slot = before.slot;
+    op.wait = before.producer != t;
+    op.old_align_log2 = before.align_log2;
+    emit(t, op);
+  }
+
+  void finish() {
+    for (const auto& [address, b] : live_) {
+      ReplayLiveBlock l{};
+      l.size = b.size;
+      l.slot = b.slot;
+      l.align_log2 = b.align_log2;
+      program_.threads[b.producer].live_at_end.push_back(l);
+    }
+    const std::size_t trace_threads = program_.threads.size();
+    std::erase_if(program_.threads, [](const ReplayThreadProgram& p) { return p.ops.empty(); });
+    if (program_.threads.empty() || ops_ == 0) throw std::invalid_argument("the trace has no operation to replay (" + std::to_string(events_) + " events)");
+    program_.max_block_bytes = max_block_;
+    nlohmann::json stats = {{"trace_events", events_}, {"ops", ops_}, {"slots", program_.slots},
+                            {"threads", program_.threads.size()}, {"trace_threads", trace_threads},
+                            {"peak_live_requested_bytes", peak_}, {"end_live_requested_bytes", live_bytes_},
+                            {"live_at_end", live_.size()}, {"ops_by_kind", ops_by_kind_},
+                            {"trace_truncation", trace_.truncation}, {"trace_tsc_hz", trace_.tsc_hz}};
+    for (const char* c : {"unmatched_frees", "unmatched_reallocs", "null_frees", "failed_allocations_in_trace", "implicit_frees",
+                          "cross_thread_consumes", "aligned_allocations"})
+      stats[c] = counts_[c];
+    std::uint64_t allocations = 0, frees = 0, reallocations = 0, zeroed = 0;
+    std::uint64_t digest = 0xcbf29ce484222325ULL;  // FNV-1a over every op, thread by thread: the stream's identity
+    for (const auto& p : program_.threads)
+      for (const ReplayOp& op : p.ops) {
+        unsigned char bytes[sizeof op];
+        std::memcpy(bytes, &op, sizeof op);
+        for (unsigned char b : bytes) digest = (digest ^ b) * 0x100000001b3ULL;
+        allocations += op.kind == ReplayOpKind::allocate || op.kind == ReplayOpKind::allocate_zeroed;
+        zeroed += op.kind == ReplayOpKind::allocate_zeroed;
+        frees += op.kind == ReplayOpKind::free;
+        reallocations += op.kind == ReplayOpKind::reallocate;
+      }
+    stats["allocations"] = allocations;
+    stats["zeroed_allocations"] = zeroed;
+    stats["frees"] = frees;
+    stats["reallocations"] = reallocations;
+    stats["program_digest"] = digest;
+    program_.stats = std::move(stats);
+  }
+
+  const trace::TraceContents& trace_;
+  std::uint64_t every_;
+  ReplayProgram program_;
+  std::unordered_map<std::uint64_t, LiveBlock> live_;
+  std::map<std::string, std::uint64_t> counts_, ops_by_kind_;
+  std::uint64_t events_ = 0, ops_ = 0, live_bytes_ = 0, peak_ = 0, max_block_ = 1;
+};
+
+// --- file form -------------------------------------------------------------------------------
+
+struct FileHeader {
+  char magic[8];
+  std::uint32_t threads, slots;
+  std::uint64_t max_block_bytes, allocstats_every, stats_bytes, total_bytes;
+};
+
+struct ThreadHeader {
+  std::uint32_t trace_thread, tid;
+  std::uint64_t ops, samples, live, ops_offset, samples_offset, live_offset;
+};
+
+std::uint64_t align64(std::uint64_t v) { return (v + 63) / 64 * 64; }
+
+}  // namespace
+
+ReplayProgram build_replay_program(const trace::TraceContents& trace, std::uint64_t allocstats_every) {
+  return Builder(trace, allocstats_every).build();
+}
+
+std::uint64_t default_allocstats_every(std::uint64_t ops) { return std::max<std::uint64_t>(10000, ops / 200); }
+
+void save_replay_program(const ReplayProgram& program, const std::filesystem::path& path) {
+  const std::string stats = program.stats.dump();
+  std::vector<ThreadHeader> heads(program.threads.size());
+  std::uint64_t at = align64(sizeof(FileHeader) + heads.size() * sizeof(ThreadHeader) + stats.size());
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const ReplayThreadProgram& t = program.threads[i];
+    ThreadHeader& h = heads[i];
+    h = {t.trace_thread, t.tid, t.ops.size(), t.samples.size(), t.live_at_end.size(), 0, 0, 0};
+    h.ops_offset = at;
+    at = align64(at + t.ops.size() * sizeof(ReplayOp));
+    h.samples_offset = at;
+    at = align64(at + t.samples.size() * sizeof(ReplaySamplePoint));
+    h.live_offset = at;
+    at = align64(at + t.live_at_end.size() * sizeof(ReplayLiveBlock));
+  }
+  FileHeader fh{};
+  std::memcpy(fh.magic, kProgramMagic, sizeof fh.magic);
+  fh = {{}, std::uint32_t(heads.size()), program.slots, program.max_block_bytes, program.allocstats_every, stats.size(), at};
+  std::memcpy(fh.magic, kProgramMagic, sizeof fh.magic);
+
+  const std::filesystem::path partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    auto put = [&](const void* data, std::uint64_t n) { out.write(static_cast<const char*>(data), std::streamsize(n)); };
+    auto pad_to = [&](std::uint64_t offset) {
+      static const char zeros[64] = {};
+      const auto now = std::uint64_t(out.tellp());
+      if (offset > now) put(zeros, offset - now);
+    };
+    put(&fh, sizeof fh);
+    put(heads.data(), heads.size() * sizeof(ThreadHeader));
+    put(stats.data(), stats.size());
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+      const ReplayThreadProgram& t = program.threads[i];
+      pad_to(heads[i].ops_offset);
+      put(t.ops.data(), t.ops.size() * sizeof(ReplayOp));
+      pad_to(heads[i].samples_offset);
+      put(t.samples.data(), t.samples.size() * sizeof(ReplaySamplePoint));
+      pad_to(heads[i].live_offset);
+      put(t.live_at_end.data(), t.live_at_end.size() * sizeof(ReplayLiveBlock));
+    }
+    pad_to(at);
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(partial, ec);
+      throw std::runtime_error(partial.string() + ": cannot write the replay program");
+    }
+  }
+  std::filesystem::rename(partial, path);
+}
+
+MappedReplayProgram::MappedReplayProgram(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(name + ": cannot open replay program (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || std::uint64_t(st.st_size) < sizeof(FileHeader)) {
+    ::close(fd);
+    throw std::runtime_error(name + ": not a replay program (too short)");
+  }
+  bytes_ = std::size_t(st.st_size);
+  map_ = ::mmap(nullptr, bytes_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    throw std::runtime_error(name + ": cannot map replay program (" + std::strerror(errno) + ")");
+  }
+  const auto* base = static_cast<const unsigned char*>(map_);
+  FileHeader fh;
+  std::memcpy(&fh, base, sizeof fh);
+  auto bad = [&](const std::string& why) {
+    ::munmap(map_, bytes_);
+    map_ = nullptr;
+    return std::runtime_error(name + ": not a valid replay program (" + why + ")");
+  };
+  if (std::memcmp(fh.magic, kProgramMagic, sizeof kProgramMagic) != 0) throw bad("magic");
+  if (fh.total_bytes != bytes_ || sizeof(FileHeader) + std::uint64_t(fh.threads) * sizeof(ThreadHeader) + fh.stats_bytes > bytes_)
+    throw bad("size");
+  slots_ = fh.slots;
+  max_block_bytes_ = fh.max_block_bytes;
+  allocstats_every_ = fh.allocstats_every;
+  const auto* heads = reinterpret_cast<const ThreadHeader*>(base + sizeof(FileHeader));
+  const char* stats = reinterpret_cast<const char*>(heads + fh.threads);
+  stats_ = nlohmann::json::parse(stats, stats + fh.stats_bytes, nullptr, false);
+  if (stats_.is_discarded()) throw bad("statistics");
+  for (std::uint32_t i = 0; i < fh.threads; ++i) {
+    const ThreadHeader& h = heads[i];
+    auto inside = [&](std::uint64_t offset, std::uint64_t count, std::uint64_t size) {
+      return offset <= bytes_ && count <= (bytes_ - offset) / size;
+    };
+    if (!inside(h.ops_offset, h.ops, sizeof(ReplayOp)) || !inside(h.samples_offset, h.samples, sizeof(ReplaySamplePoint)) ||
+        !inside(h.live_offset, h.live, sizeof(ReplayLiveBlock)))
+      throw bad("thread " + std::to_string(i) + " out of bounds");
+    threads_.push_back({h.trace_thread, h.tid, {reinterpret_cast<const ReplayOp*>(base + h.ops_offset), std::size_t(h.ops)},
+                        {reinterpret_cast<const ReplaySamplePoint*>(base + h.samples_offset), std::size_t(h.samples)},
+                        {reinterpret_cast<const ReplayLiveBlock*>(base + h.live_offset), std::size_t(h.live)}});
+  }
+}
+
+MappedReplayProgram::~MappedReplayProgram() {
+  if (map_ != nullptr) ::munmap(map_, bytes_);
+}
+
+}  // namespace allocstress

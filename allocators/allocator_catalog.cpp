@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "in_tree_registry.hpp"
+#include "platform/errors.hpp"
 
 namespace allocstress {
 
@@ -136,6 +137,17 @@ std::string AllocatorCatalog::known_names() const {
   std::string out;
   for (const auto& s : specs_) out += (out.empty() ? "" : ", ") + s.name;
   return out;
+}
+
+AllocatorCatalog load_catalog(const std::string& manifest, const std::vector<std::string>& added_libraries) {
+  try {
+    EqClassAllocator::hot_blocks_from_environment();  // a bad tuning variable is bad input, before anything runs
+    AllocatorCatalog catalog(manifest.empty() ? default_manifest_path() : std::filesystem::path(manifest));
+    for (const auto& lib : added_libraries) catalog.add_user_library(lib);
+    return catalog;
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace allocstress

@@ -56,4 +56,9 @@ std::filesystem::path resolve_library(const std::string& library);
 // The installed version of a Debian package ("unknown" when dpkg does not know it or for "-").
 std::string debian_package_version(const std::string& package);
 
+// The catalogue of `manifest` ("" = the default), plus allocators added as NAME=PATH, after
+// checking the in-tree backends' tuning variables.  Every problem is a UsageError
+// (platform/errors.hpp): bad input, one line.
+AllocatorCatalog load_catalog(const std::string& manifest, const std::vector<std::string>& added_libraries);
+
 }  // namespace allocstress

@@ -1,5 +1,11 @@
-// Runs one cell in this process: dispatches on the workload, and measures alloc-test.
-#include "cells/alloc_test_cell.hpp"
+// The alloc-test cell (the model: workloads/alloc_test.hpp) and its registry entry.  The measured
+// phase (measured_phase.hpp): per worker thread, pinned, its slot array and allocator set up, then
+// all workers start together and each times its own loop with the cycle counter; around it the
+// main thread reads RSS before, resets the peak (VmHWM), and reads peak RSS, RSS at the end,
+// getrusage deltas and wall time; after it the workers free what they still hold (untimed).
+// In the sample pass of a profile run (run/profile_run.hpp) every worker also times 1 in N
+// operations, counts perf events and sums the usable size of its live blocks.
+#include "cells/workload_registry.hpp"
 
 #include <memory>
 #include <optional>
@@ -8,15 +14,11 @@
 #include "allocators/drop_in/allocator_fingerprint.hpp"
 #include "allocators/drop_in/allocator_memory.hpp"
 #include "cells/cell_record.hpp"
-#include "cells/cross_thread_cell.hpp"
-#include "cells/false_sharing_cell.hpp"
-#include "cells/lifetime_model_cell.hpp"
-#include "cells/phase_cell.hpp"
+#include "cells/sized_params.hpp"
 #include "cells/profiling/latency_profile.hpp"
 #include "platform/perf_counters.hpp"
 #include "platform/syscall_trace.hpp"
 #include "cells/slot_array.hpp"
-#include "cells/structure_cell.hpp"
 
 namespace allocstress {
 
@@ -128,21 +130,21 @@ nlohmann::json memory_snapshot(std::uint64_t requested, std::optional<std::uint6
   return m;
 }
 
-nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology,
                                    const std::vector<unsigned>& pus) {
-  const AllocTestParams& p = cell.params;
+  const AllocTestParams p = sized_params(cell.params, cell.threads);
   const ParetoSlotPicker picker(p.slots_per_thread());
   std::vector<AllocTestThreadOutcome> outcomes(pus.size());
   std::vector<WorkerProfile> profiles(pus.size());
-  const bool sampling = cell.profile && cell.profile_spec.pass == "sample";
+  const bool sampling = cell.mode == CellMode::profile && cell.profile.pass == "sample";
   SamplePass sample;
-  if (sampling) sample = {cell.profile_spec.sample_every, calibrate_timer(), checked_usable_size()};
+  if (sampling) sample = {cell.profile.sample_every, calibrate_timer(), checked_usable_size()};
   nlohmann::json memory_at_peak, memory_at_end;
   PhaseHooks hooks;
   if (sampling) {
     hooks.at_done = [&] { memory_at_peak = allocator_reported_memory(); };
     hooks.at_released = [&] { memory_at_end = allocator_reported_memory(); };
-  } else if (cell.profile && cell.profile_spec.pass == "syscalls") {
+  } else if (cell.mode == CellMode::profile && cell.profile.pass == "syscalls") {
     hooks.at_go = [] { mark_phase(kPhaseGoMarker); };
     hooks.at_done = [] { mark_phase(kPhaseDoneMarker); };
   }
@@ -160,7 +162,7 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
 
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
   const std::string failure = rec.value("status", "") == "ok" ? "" : rec.value("reason", std::string("failed"));
-  if (cell.profile) rec["profile"] = {{"pass", cell.profile_spec.pass}};
+  if (cell.mode == CellMode::profile) rec["profile"] = {{"pass", cell.profile.pass}};
   if (!sampling || !failure.empty()) return rec;
 
   std::vector<const LatencyObserver*> observers;
@@ -174,7 +176,7 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
     usable += w.usable_live_bytes.value_or(0);
     usable_known = usable_known && w.usable_live_bytes.has_value();
   }
-  const SizeClassBounds bounds{cell.profile_spec.small_limit, cell.profile_spec.large_from, "the allocator's fingerprint"};
+  const SizeClassBounds bounds{cell.profile.small_limit, cell.profile.large_from, "the allocator's fingerprint"};
   rec["profile"] = {
       {"pass", "sample"},
       {"timer", {{"empty_bracket_ticks", sample.timer.empty_bracket_ticks}, {"resolution_ticks", sample.timer.resolution_ticks},
@@ -196,17 +198,32 @@ nlohmann::json run_alloc_test_cell(const CellSpec& cell, const AllocatorSpec& al
   return rec;
 }
 
+std::string describe(const nlohmann::json& params) { return describe_sized(params); }
+
+std::string refusal(const AllocatorSpec& allocator, const nlohmann::json& params, unsigned threads) {
+  return bump_budget_refusal("alloc-test", allocator, params, threads, 0.5);
+}
+
 }  // namespace
 
-nlohmann::json run_cell_here(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
-                             const std::vector<unsigned>& pus) {
-  if (is_structure_workload(cell.workload)) return run_structure_cell(cell, allocator, topology, pus);
-  if (cell.workload == kXThreadWorkload) return run_xthread_cell(cell, allocator, topology, pus);
-  if (cell.workload == kLarsonWorkload) return run_larson_cell(cell, allocator, topology, pus);
-  if (cell.workload == kLifetimeWorkload) return run_lifetime_model_cell(cell, allocator, topology, pus);
-  if (is_phase_workload(cell.workload)) return run_phase_cell(cell, allocator, topology, pus);
-  if (is_false_sharing_workload(cell.workload)) return run_false_sharing_cell(cell, allocator, topology, pus);
-  return run_alloc_test_cell(cell, allocator, topology, pus);
-}
+extern const WorkloadEntry kAllocTestEntry;
+const WorkloadEntry kAllocTestEntry{
+    .name = "alloc-test",
+    .family = "alloc-test",
+    .summary = "the 2018 study's model: per-thread slot arrays, Pareto slot choice, sizes p ~ 1/size, every block "
+               "written and read back",
+    .void_baseline = true,
+    .void_refusal = "",
+    .table = TableKind::net_cost,
+    .options = sized_options(true),
+    .metrics = {},
+    .defaults = [](const AllocTestParams& preset) { return sized_defaults(preset, true); },
+    .check = check_sized,
+    .describe = describe,
+    .run = run_alloc_test_cell,
+    .record_params = sized_record_params,
+    .refusal = refusal,
+    .profiles = true,
+};
 
 }  // namespace allocstress

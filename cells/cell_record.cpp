@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/workload_registry.hpp"
 
 namespace allocstress {
 
@@ -46,7 +47,7 @@ nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cyc
           {"pairs", pairs}};
 }
 
-nlohmann::json alloc_family_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+nlohmann::json alloc_family_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                                    const PhaseMeasurement& m, const std::vector<AllocTestThreadOutcome>& outcomes) {
   AllocTestThreadOutcome total;
   std::uint64_t cycles_total = 0;
@@ -77,7 +78,7 @@ nlohmann::json alloc_family_record(const CellSpec& cell, const AllocatorSpec& al
   return rec;
 }
 
-nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                            const PhaseMeasurement& m, const std::string& failure) {
   nlohmann::json warnings = nlohmann::json::array();
   for (std::size_t i = 0; i < m.workers.size(); ++i)
@@ -87,10 +88,10 @@ nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator,
                                       : "VmHWM since process start (reset failed: " + m.peak_reset_error + ")";
   if (!m.peak_reset_error.empty()) warnings.push_back("peak RSS includes pre-measurement memory: " + m.peak_reset_error);
   if (m.wall_ns < 20'000'000) warnings.push_back("measured phase shorter than 20 ms: TSC calibration and timing are coarse");
-  const unsigned threads = cell.params.threads;
+  const unsigned threads = cell.threads;
   return {{"name", cell.workload + "/" + allocator.name + "/threads:" + std::to_string(threads)},
           {"run_type", "iteration"},
-          {"mode", cell.mode()},
+          {"mode", to_string(cell.mode)},
           {"workload", cell.workload},
           {"allocator", allocator.name},
           {"allocator_kind", allocator.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
@@ -104,7 +105,7 @@ nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator,
           {"reserve_os_pu", cell.placement.reserve_os_pu},
           {"oversubscribe", cell.placement.oversubscribe},
           {"pus", pus},
-          {"params", cell_params_json(cell)},
+          {"params", record_params(cell)},
           {"time_unit", "ns"},
           {"wall_time_ns", m.wall_ns},
           {"cycle_counter", kCycleCounterName},

@@ -1,7 +1,7 @@
 // The part of a cell's result record that every workload shares: identity, process readings of
 // the measured phase (RSS, rusage, wall time, TSC rate), pinning and failure, warnings.
-// Workload runners (cell_runner.cpp for alloc-test, structure_cell.cpp for the data-structure
-// workloads) add their own counts and costs on top.
+// Each workload's cell file (alloc_test_cell.cpp, structure_cell.cpp, ...) adds its own counts and
+// costs on top.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "allocators/allocator_catalog.hpp"
-#include "cells/cell_spec.hpp"
+#include "cells/cell.hpp"
+#include "workloads/alloc_test.hpp"
 #include "cells/measured_phase.hpp"
 
 namespace allocstress {
@@ -23,7 +24,7 @@ std::string setup_failure(const PhaseMeasurement& m);
 double measured_tsc_hz(const PhaseMeasurement& m);
 
 // status is "ok" when `failure` is empty, else "failed" with it as the reason.
-nlohmann::json base_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                            const PhaseMeasurement& m, const std::string& failure);
 
 // The timing fields of a workload counted in operations (alloc-test, fitted, replay): cycles and
@@ -34,7 +35,7 @@ nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cyc
 // The record of an alloc-test-family cell (alloc-test, fitted) from its workers' outcomes: the
 // base record, per_operation_timing, counts, peak live bytes, overhead, op-stream hash and read
 // checksum; failed when a worker could not set up or an allocation returned nullptr.
-nlohmann::json alloc_family_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+nlohmann::json alloc_family_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                                    const PhaseMeasurement& m, const std::vector<AllocTestThreadOutcome>& outcomes);
 
 std::string hex64(std::uint64_t v);

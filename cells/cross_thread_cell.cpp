@@ -1,5 +1,4 @@
-// xthread and larson cells (see cross_thread_cell.hpp; the models are in workloads/cross_thread.hpp
-// and workloads/larson.hpp).
+// xthread and larson cells and their registry entries (the models: workloads/cross_thread/).
 //
 // One pinned worker per thread, each with its own allocator instance A(sizes.max_size()), as
 // alloc-test.  A remote free therefore goes to the *freeing* thread's instance: drop-in
@@ -10,9 +9,10 @@
 // eqclass, whose large blocks are pool's) maps blocks above 1 MiB one by one, and an instance
 // cannot unmap another instance's mapping, so such blocks freed remotely stay mapped until the
 // cell ends (the record then says so in a warning).
-#include "cells/cross_thread_cell.hpp"
+#include "cells/workload_registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -20,12 +20,29 @@
 #include "allocators/in_tree_registry.hpp"
 #include "workloads/cross_thread/larson.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/params_json.hpp"
+#include "workloads/cross_thread/cross_thread_params.hpp"
+#include "cells/sized_params.hpp"
 #include "cells/slot_array.hpp"
 #include "platform/tsc.hpp"
 
 namespace allocstress {
 
 namespace {
+
+// A cross-thread cell's parameters, decoded: alloc-test's and the hand-off's.
+struct CrossThreadCell {
+  AllocTestParams params;
+  CrossThreadSpec cross_thread;
+};
+
+CrossThreadCell decode(const nlohmann::json& params, unsigned threads) {
+  CrossThreadCell c{sized_params(params, threads), {}};
+  if (params.contains("remote_share")) c.cross_thread.remote_share = number_field(params, "remote_share");
+  if (params.contains("queue_capacity")) c.cross_thread.queue_capacity = count_field(params, "queue_capacity");
+  if (params.contains("rounds")) c.cross_thread.rounds = count_field(params, "rounds");
+  return c;
+}
 
 // The wait accounting's clock: the same counter the measured phase times workers with.
 struct TscClock {
@@ -36,7 +53,7 @@ struct TscClock {
 template <Allocator A, class Sizes>
 class XThreadWorker {
  public:
-  XThreadWorker(std::size_t index, const CellSpec& cell, const ParetoSlotPicker& picker, const Sizes& sizes, HandoffRing* ring)
+  XThreadWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, HandoffRing* ring)
       : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), ring_(*ring) {}
 
   std::string setup() {
@@ -60,7 +77,7 @@ class XThreadWorker {
 
  private:
   unsigned index_;
-  const CellSpec& cell_;
+  const CrossThreadCell& cell_;
   const ParetoSlotPicker& picker_;
   const Sizes& sizes_;
   HandoffRing& ring_;
@@ -72,7 +89,7 @@ class XThreadWorker {
 template <Allocator A, class Sizes>
 class LarsonWorker {
  public:
-  LarsonWorker(std::size_t index, const CellSpec& cell, const ParetoSlotPicker& picker, const Sizes& sizes, LarsonBoard* board)
+  LarsonWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, LarsonBoard* board)
       : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), board_(*board) {}
 
   std::string setup() {
@@ -94,14 +111,14 @@ class LarsonWorker {
 
  private:
   unsigned index_;
-  const CellSpec& cell_;
+  const CrossThreadCell& cell_;
   const ParetoSlotPicker& picker_;
   const Sizes& sizes_;
   LarsonBoard& board_;
   std::optional<A> alloc_;
 };
 
-void check_cell(const CellSpec& cell, const std::vector<unsigned>& pus) {
+void check_cell(const CrossThreadCell& cell, const std::vector<unsigned>& pus) {
   validate(cell.params);
   validate(cell.cross_thread);
   if (pus.size() != cell.params.threads)
@@ -122,7 +139,7 @@ constexpr bool maps_large_blocks_per_instance() {
 }
 
 template <template <class, class> class Worker, class Shared>
-PhaseResult run_phase(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus,
+PhaseResult run_phase(const CrossThreadCell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus,
                       Shared& shared, std::vector<CrossThreadOutcome>& outcomes) {
   const ParetoSlotPicker picker(cell.params.slots_per_thread());
   return with_size_sampler(cell.params.sizes, cell.params.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
@@ -145,7 +162,7 @@ struct Totals {
 // alloc_family_record over the workers' outcomes, with the waits for other threads (wait_ticks)
 // taken out of each worker's cycles first: net figures then count each thread's own work only
 // (a slow consumer already shows in its own cycles; a barrier measures the slowest thread).
-nlohmann::json cross_thread_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
+nlohmann::json cross_thread_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                                    PhaseResult& phase, const std::vector<CrossThreadOutcome>& outcomes, Totals& totals) {
   std::vector<AllocTestThreadOutcome> bases;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -174,17 +191,16 @@ nlohmann::json share_or_null(const Totals& t) {
   return t.local_frees + t.remote_frees > 0 ? nlohmann::json(t.remote_share()) : nlohmann::json(nullptr);
 }
 
-}  // namespace
-
-nlohmann::json run_xthread_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+nlohmann::json run_xthread_cell(const Cell& spec, const AllocatorSpec& allocator, const Topology& topology,
                                 const std::vector<unsigned>& pus) {
+  const CrossThreadCell cell = decode(spec.params, spec.threads);
   check_cell(cell, pus);
   const CrossThreadSpec& x = cell.cross_thread;
   HandoffRing ring(cell.params.threads, x.queue_capacity);
   std::vector<CrossThreadOutcome> outcomes(pus.size());
   PhaseResult phase = run_phase<XThreadWorker>(cell, allocator, topology, pus, ring, outcomes);
   Totals t;
-  nlohmann::json rec = cross_thread_record(cell, allocator, pus, phase, outcomes, t);
+  nlohmann::json rec = cross_thread_record(spec, allocator, pus, phase, outcomes, t);
   rec["workload_metrics"] = {{"remote_free_share", share_or_null(t)},
                              {"remote_frees", t.remote_frees},
                              {"local_frees", t.local_frees},
@@ -207,8 +223,9 @@ nlohmann::json run_xthread_cell(const CellSpec& cell, const AllocatorSpec& alloc
   return rec;
 }
 
-nlohmann::json run_larson_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+nlohmann::json run_larson_cell(const Cell& spec, const AllocatorSpec& allocator, const Topology& topology,
                                const std::vector<unsigned>& pus) {
+  const CrossThreadCell cell = decode(spec.params, spec.threads);
   check_cell(cell, pus);
   const std::uint64_t rounds = cell.cross_thread.rounds;
   validate_larson_rounds(rounds, cell.params.iterations_per_thread);
@@ -216,7 +233,7 @@ nlohmann::json run_larson_cell(const CellSpec& cell, const AllocatorSpec& alloca
   std::vector<CrossThreadOutcome> outcomes(pus.size());
   PhaseResult phase = run_phase<LarsonWorker>(cell, allocator, topology, pus, board, outcomes);
   Totals t;
-  nlohmann::json rec = cross_thread_record(cell, allocator, pus, phase, outcomes, t);
+  nlohmann::json rec = cross_thread_record(spec, allocator, pus, phase, outcomes, t);
   rec["workload_metrics"] = {{"remote_free_share", share_or_null(t)},
                              {"remote_frees", t.remote_frees},
                              {"local_frees", t.local_frees},
@@ -236,5 +253,101 @@ nlohmann::json run_larson_cell(const CellSpec& cell, const AllocatorSpec& alloca
     rec["warnings"].push_back("larson with one round: the slot arrays never rotate, no remote frees (remote_free_share 0)");
   return rec;
 }
+
+void check_xthread(const nlohmann::json& params, unsigned threads) {
+  number_field(params, "remote_share");  // required: decode() falls back to defaults
+  count_field(params, "queue_capacity");
+  const CrossThreadCell c = decode(params, threads);
+  validate(c.params);
+  validate(c.cross_thread);
+}
+
+void check_larson(const nlohmann::json& params, unsigned threads) {
+  const CrossThreadCell c = decode(params, threads);
+  validate(c.params);
+  validate(c.cross_thread);
+  validate_larson_rounds(count_field(params, "rounds"), c.params.iterations_per_thread);
+}
+
+std::string describe_xthread(const nlohmann::json& p) {
+  char share[32];
+  std::snprintf(share, sizeof share, "%.0f", p.at("remote_share").get<double>() * 100);
+  return describe_sized(p) + "; " + share + "% of frees handed to the next thread (requested), queue of " +
+         p.at("queue_capacity").dump() + " blocks";
+}
+
+std::string describe_larson(const nlohmann::json& p) {
+  return describe_sized(p) + "; " + p.at("rounds").dump() + " rounds, the slot arrays passing to the next thread between them";
+}
+
+std::string refuse_xthread(const AllocatorSpec& a, const nlohmann::json& p, unsigned threads) {
+  return bump_budget_refusal("xthread", a, p, threads, 0.5);
+}
+std::string refuse_larson(const AllocatorSpec& a, const nlohmann::json& p, unsigned threads) {
+  return bump_budget_refusal("larson", a, p, threads, 0.5);
+}
+
+const WorkloadOption kRemoteShareOption{"--remote-share", "remote_share", OptionKind::percent,
+                                        "xthread: percent of frees handed to the next thread (0..100)", kCrossThreadGroup};
+const WorkloadOption kQueueCapacityOption{"--queue-capacity", "queue_capacity", OptionKind::count,
+                                          "xthread: blocks one hand-off queue holds", kCrossThreadGroup};
+const WorkloadOption kLarsonRoundsOption{"--larson-rounds", "rounds", OptionKind::count,
+                                         "larson: rounds the iterations are split into, the slot arrays passing to the next "
+                                         "thread between rounds",
+                                         kCrossThreadGroup, {}, "--rounds"};
+
+std::vector<const WorkloadOption*> with_sized(std::vector<const WorkloadOption*> own) {
+  std::vector<const WorkloadOption*> o = sized_options(true);
+  o.insert(o.end() - 1, own.begin(), own.end());  // the seed stays last
+  return o;
+}
+
+}  // namespace
+
+extern const WorkloadEntry kXThreadEntry, kLarsonEntry;
+const WorkloadEntry kXThreadEntry{
+    .name = kXThreadWorkload,
+    .family = "cross-thread",
+    .summary = "alloc-test's loop, but a share of the frees hands the block to the next thread in a ring",
+    .void_baseline = true,
+    .void_refusal = "",
+    .table = TableKind::net_cost,
+    .options = with_sized({&kRemoteShareOption, &kQueueCapacityOption}),
+    .metrics = {},
+    .defaults = [](const AllocTestParams& preset) {
+      nlohmann::json j = sized_defaults(preset, true);
+      const CrossThreadSpec d;
+      j["remote_share"] = d.remote_share;
+      j["queue_capacity"] = d.queue_capacity;
+      return j;
+    },
+    .check = check_xthread,
+    .describe = describe_xthread,
+    .run = run_xthread_cell,
+    .record_params = sized_record_params,
+    .refusal = refuse_xthread,
+    .companions = {"alloc-test"},
+    .companion_reason = "xthread's blowup is its overhead over alloc-test's: the same stream with no remote frees",
+};
+const WorkloadEntry kLarsonEntry{
+    .name = kLarsonWorkload,
+    .family = "cross-thread",
+    .summary = "alloc-test's loop on slot arrays that pass to the next thread between rounds (Larson's server model)",
+    .void_baseline = true,
+    .void_refusal = "",
+    .table = TableKind::net_cost,
+    .options = with_sized({&kLarsonRoundsOption}),
+    .metrics = {},
+    .defaults = [](const AllocTestParams& preset) {
+      nlohmann::json j = sized_defaults(preset, true);
+      j["rounds"] = CrossThreadSpec{}.rounds;
+      return j;
+    },
+    .check = check_larson,
+    .describe = describe_larson,
+    .run = run_larson_cell,
+    .record_params = sized_record_params,
+    .refusal = refuse_larson,
+};
 
 }  // namespace allocstress

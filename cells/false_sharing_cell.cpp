@@ -17,17 +17,19 @@
 // milliseconds, and on a loaded machine a few of them dominate a mean; the medians ignore them.
 // The measured phase's wall time and process readings cover the baseline and the barrier waits
 // too.
-#include "cells/false_sharing_cell.hpp"
+#include "cells/workload_registry.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <optional>
+#include <sstream>
 
 #include "platform/cache_geometry.hpp"
 #include "allocators/in_tree_registry.hpp"
 #include "workloads/false_sharing/false_sharing.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/params_json.hpp"
 
 namespace allocstress {
 
@@ -93,21 +95,24 @@ std::size_t line_size() {
   return line >= 8 && std::has_single_bit(line) ? line : 64;
 }
 
-}  // namespace
+FalseSharingSpec false_sharing_spec(const nlohmann::json& params) {
+  return {count_field(params, "object_size"), count_field(params, "objects"), count_field(params, "writes"), count_field(params, "rounds")};
+}
 
-nlohmann::json run_false_sharing_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+nlohmann::json run_false_sharing_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology,
                                       const std::vector<unsigned>& pus) {
   const FalseSharingKind kind = cell.workload == kFalseSharingPassiveWorkload ? FalseSharingKind::passive : FalseSharingKind::active;
+  const FalseSharingSpec spec = false_sharing_spec(cell.params);
   const unsigned threads = unsigned(pus.size());
   const std::size_t line = line_size();
   std::vector<FalseSharingTally> tallies(threads);
   SharedLineTally shared;
   const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
-    FalseSharingRun<A> run(cell.false_sharing, kind, threads, line);
+    FalseSharingRun<A> run(spec, kind, threads, line);
     std::atomic<unsigned> ready{0};
     PhaseMeasurement pm = run_measured_phase<FalseSharingWorker<A>>(
         topology, pus, PhaseHooks{}, [&](std::size_t i, FalseSharingWorker<A>& w) { tallies[i] = w.tally; }, &run, &ready,
-        threads, std::size_t(cell.false_sharing.object_size));
+        threads, std::size_t(spec.object_size));
     shared = run.shared_lines();
     return pm;
   });
@@ -162,5 +167,55 @@ nlohmann::json run_false_sharing_cell(const CellSpec& cell, const AllocatorSpec&
       {"shared_lines_rounds", shared.rounds}};
   return rec;
 }
+
+nlohmann::json defaults(const AllocTestParams& preset) {
+  const FalseSharingSpec d;
+  return {{"object_size", d.object_size}, {"objects", d.objects}, {"writes", d.writes}, {"rounds", d.rounds}, {"seed", preset.seed}};
+}
+
+void check(const nlohmann::json& params, unsigned) {
+  count_field(params, "seed");
+  validate(false_sharing_spec(params));
+}
+
+std::string describe(const nlohmann::json& p) {
+  std::ostringstream s;
+  s << p.at("rounds") << " rounds; per round each thread allocates " << p.at("objects") << " objects of " << p.at("object_size")
+    << " B, writes each " << p.at("writes") << " times, frees them; seed " << p.at("seed");
+  return s.str();
+}
+
+const WorkloadOption kObjectSizeOption{"--object-size", "object_size", OptionKind::count, "false-sharing-*: bytes per object",
+                                       kFalseSharingGroup};
+const WorkloadOption kObjectsOption{"--objects", "objects", OptionKind::count, "false-sharing-*: objects per thread per round",
+                                    kFalseSharingGroup};
+const WorkloadOption kWritesOption{"--writes", "writes", OptionKind::count, "false-sharing-*: writes to each object per round",
+                                   kFalseSharingGroup};
+const WorkloadOption kFalseSharingRoundsOption{"--fs-rounds", "rounds", OptionKind::count,
+                                               "false-sharing-*: allocate-write-free rounds", kFalseSharingGroup, {}, "--rounds"};
+
+WorkloadEntry false_sharing_entry(std::string_view name, std::string_view summary) {
+  return {.name = name,
+          .family = "false-sharing",
+          .summary = summary,
+          .void_baseline = false,
+          .void_refusal = "void returns one buffer for every object; the false-sharing baseline is private cache-line-aligned "
+                          "objects, measured inside each cell",
+          .table = TableKind::false_sharing,
+          .options = {&kObjectSizeOption, &kObjectsOption, &kWritesOption, &kFalseSharingRoundsOption, &kSeedOption},
+          .metrics = {},
+          .defaults = defaults,
+          .check = check,
+          .describe = describe,
+          .run = run_false_sharing_cell};
+}
+
+}  // namespace
+
+extern const WorkloadEntry kFalseSharingActiveEntry, kFalseSharingPassiveEntry;
+const WorkloadEntry kFalseSharingActiveEntry = false_sharing_entry(
+    kFalseSharingActiveWorkload, "the Hoard paper's active test: threads allocate small objects together and write them");
+const WorkloadEntry kFalseSharingPassiveEntry = false_sharing_entry(
+    kFalseSharingPassiveWorkload, "the Hoard paper's passive test: thread 0 allocates every thread's objects, which free and allocate anew");
 
 }  // namespace allocstress

@@ -1,61 +1,28 @@
-// Fitted cells and the lifetime engine's measured phase (see fitted_cell.hpp).
-#include "cells/fitted_cell.hpp"
+// The `fitted` cells (workloads/lifetimes/lifetime_workload.hpp) and their registry entry: the fit
+// file's model (written by `allocstress fit`), one worker per thread on the lifetime engine
+// (lifetime_engine.hpp), the alloc-test-family record (cell_record.hpp) plus a `fitted` block
+// naming the model (rows, allocations per thread, immortal share, the trace it came from).
+#include "cells/workload_registry.hpp"
 
-#include <optional>
-
-#include "allocators/in_tree_registry.hpp"
-#include "workloads/lifetimes/lifetime_workload.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/lifetime_engine.hpp"
+#include "cells/params_json.hpp"
+#include "workloads/lifetimes/lifetime_params.hpp"
 
 namespace allocstress {
 
 namespace {
 
-// One worker thread of the lifetime engine (contract: measured_phase.hpp).
-template <Allocator A>
-class LifetimeEngineWorker {
- public:
-  LifetimeEngineWorker(std::size_t index, const LifetimeModel& model, MemoryAccess access) : index_(unsigned(index)), model_(model), access_(access) {}
+// The fit file a cell names, loaded and validated (std::invalid_argument otherwise).
+FitConfig fit_of(const nlohmann::json& params) { return load_fit_config(word_field(params, "fit")); }
 
-  std::string setup() {
-    workspace_.emplace(model_, index_);  // the dry run sizes and touches the workspace, before the measured phase
-    alloc_.emplace(model_.max_size());
-    return "";
-  }
-  void run() { outcome = run_lifetime_thread(*alloc_, *workspace_, access_); }
-  void inspect() {}
-  void release() { release_lifetime_blocks(*alloc_, *workspace_); }
-
-  LifetimeThreadOutcome outcome;
-
- private:
-  unsigned index_;
-  const LifetimeModel& model_;
-  MemoryAccess access_;
-  std::optional<LifetimeWorkspace> workspace_;
-  std::optional<A> alloc_;
-};
-
-}  // namespace
-
-LifetimeEngineRun run_lifetime_engine(const LifetimeModel& model, MemoryAccess access, const AllocatorSpec& allocator,
-                                      const Topology& topology, const std::vector<unsigned>& pus) {
-  LifetimeEngineRun run;
-  run.outcomes.resize(pus.size());
-  run.phase = visit_allocator_type(allocator.name, [&]<class A>() {
-    return run_measured_phase<LifetimeEngineWorker<A>>(
-        topology, pus, PhaseHooks{}, [&](std::size_t i, LifetimeEngineWorker<A>& w) { run.outcomes[i] = w.outcome; }, model, access);
-  });
-  return run;
-}
-
-nlohmann::json run_fitted_cell(const CellSpec& cell, const FitConfig& fit, const AllocatorSpec& allocator, const Topology& topology,
-                               const std::vector<unsigned>& pus) {
+nlohmann::json run_fitted_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
+  const FitConfig fit = fit_of(cell.params);
   LifetimeParams params = fit.params;
   params.threads = unsigned(pus.size());
-  params.seed = cell.params.seed;
+  params.seed = count_field(cell.params, "seed");
   const LifetimeModel model(params);
-  const LifetimeEngineRun run = run_lifetime_engine(model, cell.params.access, allocator, topology, pus);
+  const LifetimeEngineRun run = run_lifetime_engine(model, parse_memory_access(word_field(cell.params, "memory_access")), allocator, topology, pus);
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, run.phase, {run.outcomes.begin(), run.outcomes.end()});
   rec["fitted"] = {{"allocations_per_thread", params.allocations_per_thread},
                    {"size_rows", params.sizes.size()},
@@ -65,5 +32,47 @@ nlohmann::json run_fitted_cell(const CellSpec& cell, const FitConfig& fit, const
                    {"trace", fit.trace.path}};
   return rec;
 }
+
+void check(const nlohmann::json& params, unsigned) {
+  fit_of(params);
+  parse_memory_access(word_field(params, "memory_access"));
+  count_field(params, "seed");
+}
+
+std::string describe(const nlohmann::json& p) {
+  return "fit " + word_field(p, "fit") + " (sizes and lifetimes fitted to a trace), access " + word_field(p, "memory_access") +
+         ", seed " + p.at("seed").dump();
+}
+
+// The fit file's threads and seed, used unless --threads / --seed are given.
+InputDefaults input_defaults(const nlohmann::json& params, const nlohmann::json&) {
+  const FitConfig fit = fit_of(params);
+  return {fit.params.threads, false, fit.params.seed};
+}
+
+const WorkloadOption kFitOption{"--fit", "fit", OptionKind::file,
+                                "fitted: the fit file written by `allocstress fit` (its threads and seed unless --threads/--seed)",
+                                kTraceGroup, "FILE (written by `allocstress fit TRACE -o FILE`)"};
+
+}  // namespace
+
+extern const WorkloadEntry kFittedEntry;
+const WorkloadEntry kFittedEntry{
+    .name = kFittedWorkload,
+    .family = "traces",
+    .summary = "an alloc-test-style workload whose sizes and lifetimes are fitted to a trace (`allocstress fit`)",
+    .void_baseline = true,
+    .void_refusal = "",
+    .table = TableKind::net_cost,
+    .options = {&kFitOption, &kAccessOption, &kSeedOption},
+    .metrics = {},
+    .defaults = [](const AllocTestParams& preset) {
+      return nlohmann::json{{"fit", nullptr}, {"memory_access", to_string(preset.access)}, {"seed", preset.seed}};
+    },
+    .check = check,
+    .describe = describe,
+    .run = run_fitted_cell,
+    .input_defaults = input_defaults,
+};
 
 }  // namespace allocstress

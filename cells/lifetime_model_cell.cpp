@@ -1,25 +1,34 @@
-// Lifetime cells (see lifetime_model_cell.hpp): the model's tables (workloads/lifetime_models.hpp)
-// on the fitted workload's engine, through the engine's shared measured phase (fitted_cell.hpp).
-#include "cells/lifetime_model_cell.hpp"
+// The `lifetime` cells and their registry entry: a lifetime model's tables
+// (workloads/lifetimes/lifetime_models.hpp) on the fitted workload's engine (lifetime_engine.hpp).
+#include "cells/workload_registry.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "workloads/lifetimes/lifetime_models.hpp"
 #include "workloads/lifetimes/lifetime_workload.hpp"
 #include "cells/cell_record.hpp"
-#include "cells/fitted_cell.hpp"
+#include "cells/lifetime_engine.hpp"
+#include "cells/params_json.hpp"
+#include "cells/sized_params.hpp"
 
 namespace allocstress {
 
-nlohmann::json run_lifetime_model_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+namespace {
+
+LifetimeModelSpec lifetime_spec(const nlohmann::json& params) {
+  return {parse_lifetime_shape(word_field(params, "lifetime")), count_field(params, "live_bytes")};
+}
+
+nlohmann::json run_lifetime_model_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology,
                                        const std::vector<unsigned>& pus) {
-  AllocTestParams base = cell.params;
-  base.threads = unsigned(pus.size());
-  const LifetimeParams params = make_lifetime_params(cell.lifetime, base);
+  const AllocTestParams base = sized_params(cell.params, unsigned(pus.size()));
+  const LifetimeModelSpec spec = lifetime_spec(cell.params);
+  const LifetimeParams params = make_lifetime_params(spec, base);
   const LifetimeModel model(params);
-  const LifetimeEngineRun run = run_lifetime_engine(model, cell.params.access, allocator, topology, pus);
+  const LifetimeEngineRun run = run_lifetime_engine(model, base.access, allocator, topology, pus);
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, run.phase, {run.outcomes.begin(), run.outcomes.end()});
 
   const LittleLawFigures law = little_law(params);
@@ -28,10 +37,10 @@ nlohmann::json run_lifetime_model_cell(const CellSpec& cell, const AllocatorSpec
   for (const LifetimeThreadOutcome& o : run.outcomes) achieved += o.window_mean_live_requested_bytes;
   const double model_live = law.mean_live_bytes * threads;
   const std::uint64_t n = params.allocations_per_thread, window = n - lifetime_window_begin(n);
-  rec["workload_metrics"] = {{"target_live_bytes", cell.lifetime.live_bytes},
+  rec["workload_metrics"] = {{"target_live_bytes", spec.live_bytes},
                              {"model_mean_live_bytes", model_live},
                              {"achieved_mean_live_bytes", achieved},
-                             {"achieved_over_target", achieved / double(cell.lifetime.live_bytes)},
+                             {"achieved_over_target", achieved / double(spec.live_bytes)},
                              // an estimate of the sd of `achieved` around the model, sqrt(T E[S^2 L^2] / W), as if each
                              // allocation's contribution were independent; they overlap in time, so seed-to-seed spread
                              // can be larger (1.4x measured for exponential lifetimes, fleet sizes, 12 seeds)
@@ -56,7 +65,7 @@ nlohmann::json run_lifetime_model_cell(const CellSpec& cell, const AllocatorSpec
     min_size = l.max_size + 1;
     rows += l.rows;
   }
-  rec["lifetime"] = {{"shape", std::string(to_string(cell.lifetime.shape))},
+  rec["lifetime"] = {{"shape", std::string(to_string(spec.shape))},
                      {"rows", rows},
                      {"truncation", lifetime_window_begin(n)},
                      {"longest_lifetime", longest},
@@ -66,5 +75,55 @@ nlohmann::json run_lifetime_model_cell(const CellSpec& cell, const AllocatorSpec
                      {"laws", laws}};
   return rec;
 }
+
+void check(const nlohmann::json& params, unsigned threads) {
+  const AllocTestParams base = sized_params(params, threads);
+  validate(base);
+  const LifetimeModelSpec spec = lifetime_spec(params);
+  validate(spec);
+  validate(spec, base);
+}
+
+std::string describe(const nlohmann::json& p) {
+  char live[32];
+  std::snprintf(live, sizeof live, "%.1f", double(count_field(p, "live_bytes")) / 1048576.0);
+  return describe_sized(p, "allocations") + "; " + word_field(p, "lifetime") + " lifetimes, target live " + live + " MiB (Little's law)";
+}
+
+std::string refusal(const AllocatorSpec& a, const nlohmann::json& p, unsigned threads) {
+  return bump_budget_refusal("lifetime", a, p, threads, 1.0);  // every iteration allocates
+}
+
+const WorkloadOption kLifetimeOption{"--lifetime", "lifetime", OptionKind::word,
+                                     "lifetime: the lifetime law: exponential, pareto or size-classes", kLifetimeGroup};
+
+}  // namespace
+
+extern const WorkloadEntry kLifetimeEntry;
+const WorkloadEntry kLifetimeEntry{
+    .name = kLifetimeWorkload,
+    .family = "lifetimes",
+    .summary = "explicit lifetimes in allocations, chosen so that Little's law meets a target live heap",
+    .void_baseline = true,
+    .void_refusal = "",
+    .table = TableKind::net_cost,
+    .options = [] {
+      std::vector<const WorkloadOption*> o = sized_options(false);
+      o.insert(o.end() - 1, {&kLifetimeOption, &kLiveBytesOption});
+      return o;
+    }(),
+    .metrics = {},
+    .defaults = [](const AllocTestParams& preset) {
+      nlohmann::json j = sized_defaults(preset, false);
+      const LifetimeModelSpec d;
+      j["lifetime"] = to_string(d.shape);
+      j["live_bytes"] = d.live_bytes;
+      return j;
+    },
+    .check = check,
+    .describe = describe,
+    .run = run_lifetime_model_cell,
+    .refusal = refusal,
+};
 
 }  // namespace allocstress

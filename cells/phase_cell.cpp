@@ -13,17 +13,20 @@
 // close and reopen a segment).  At a checkpoint the thread that completes the barrier reads the
 // RSS and sums the threads' live bytes while all others wait; after a drop it goes on sampling
 // the RSS through the pause (every max(1, pause_ms / 100) ms: about 100 rows per pause).
-#include "cells/phase_cell.hpp"
+#include "cells/workload_registry.hpp"
 
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <thread>
 
 #include "allocators/in_tree_registry.hpp"
 #include "workloads/phases/memory_phases.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/params_json.hpp"
+#include "cells/sized_params.hpp"
 #include "platform/process_memory.hpp"
 #include "cells/slot_array.hpp"
 
@@ -241,7 +244,7 @@ const CheckpointReading* find_reading(const PhaseShared& shared, CheckpointKind 
 // The metrics (definitions in workload_metrics_means below); null where a reading is missing
 // (a failed cell) or a denominator is not positive, and every RSS figure null on void (it takes
 // no memory: its RSS moves by noise only).
-nlohmann::json phase_metrics(const CellSpec& cell, const PhaseShared& shared, const Clock& clock, const PhaseMeasurement& m,
+nlohmann::json phase_metrics(const Cell& cell, const PhaseSpec& spec, const PhaseShared& shared, const Clock& clock, const PhaseMeasurement& m,
                              std::uint64_t end_live) {
   auto growth = [&](std::uint64_t rss) { return double(rss) - double(m.rss_before); };
   const double rss_end = growth(m.rss_end);
@@ -258,7 +261,7 @@ nlohmann::json phase_metrics(const CellSpec& cell, const PhaseShared& shared, co
       break;
     }
     case PhaseShape::peak: {
-      const unsigned last = cell.phases.peaks;
+      const unsigned last = spec.peaks;
       const CheckpointReading *peak = find_reading(shared, CheckpointKind::peak, last), *drop = find_reading(shared, CheckpointKind::drop, last),
                               *first = find_reading(shared, CheckpointKind::peak, 1);
       for (const char* key : {"rss_at_peak_ratio", "rss_after_drop_ratio", "rss_after_pause_ratio", "freed_share", "returned_share_after_drop",
@@ -309,7 +312,7 @@ const nlohmann::json& metrics_means() {
   return means;
 }
 
-nlohmann::json phase_record(const CellSpec& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus, PhaseMeasurement m,
+nlohmann::json phase_record(const Cell& cell, const PhaseSpec& spec, const AllocatorSpec& allocator, const std::vector<unsigned>& pus, PhaseMeasurement m,
                             const PhasePlan& plan, const PhaseShared& shared, const std::vector<PhaseWorkerResult>& results) {
   std::vector<AllocTestThreadOutcome> outcomes;
   std::uint64_t full_array_frees = 0, late_drops = 0, origin = 0;
@@ -331,7 +334,7 @@ nlohmann::json phase_record(const CellSpec& cell, const AllocatorSpec& allocator
   rec["phase_plan"] = plan_json(plan);
   rec["phase_checkpoints"] = checkpoints_json(shared, clock, m.rss_before);
   rec["phase_series"] = series_json(results, shared, clock, plan.sample_every, m.rss_before);
-  rec["workload_metrics"] = phase_metrics(cell, shared, clock, m, rec.at("end_live_requested_bytes").get<std::uint64_t>());
+  rec["workload_metrics"] = phase_metrics(cell, spec, shared, clock, m, rec.at("end_live_requested_bytes").get<std::uint64_t>());
   if (allocator.name == VoidAllocator::name())
     for (auto& [key, value] : rec["workload_metrics"].items())
       if (key != "drop_ms") value = nullptr;
@@ -339,21 +342,115 @@ nlohmann::json phase_record(const CellSpec& cell, const AllocatorSpec& allocator
   return rec;
 }
 
-}  // namespace
+PhaseSpec phase_spec(const nlohmann::json& params) {
+  PhaseSpec s;
+  s.live_bytes = count_field(params, "live_bytes");
+  s.drop_share = number_field(params, "drop_share");
+  s.peaks = small_count_field(params, "peaks");
+  s.pause_ms = count_field(params, "pause_ms");
+  s.drop_order = parse_phase_drop_order(word_field(params, "drop_order"));
+  return s;
+}
 
-nlohmann::json run_phase_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
-  const AllocTestParams& p = cell.params;
+nlohmann::json run_phase_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
+  const AllocTestParams p = sized_params(cell.params, cell.threads);
+  const PhaseSpec spec = phase_spec(cell.params);
   return with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
-    const PhasePlan plan = make_phase_plan(phase_shape_of(cell.workload), cell.phases, p, sizes.mean_size(), sizes.max_size());
-    PhaseShared shared(plan, phase_shape_of(cell.workload) == PhaseShape::peak ? cell.phases.pause_ms : 0, pus.size());
+    const PhasePlan plan = make_phase_plan(phase_shape_of(cell.workload), spec, p, sizes.mean_size(), sizes.max_size());
+    PhaseShared shared(plan, phase_shape_of(cell.workload) == PhaseShape::peak ? spec.pause_ms : 0, pus.size());
     std::vector<PhaseWorkerResult> results(pus.size());
     const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
       return run_measured_phase<PhaseWorker<A, Sizes>>(
           topology, pus, PhaseHooks{}, [&](std::size_t i, PhaseWorker<A, Sizes>& w) { results[i] = std::move(w.result); }, plan, sizes, p,
           &shared);
     });
-    return phase_record(cell, allocator, pus, m, plan, shared, results);
+    return phase_record(cell, spec, allocator, pus, m, plan, shared, results);
   });
 }
+
+template <PhaseShape Shape>
+void check(const nlohmann::json& params, unsigned threads) {
+  const AllocTestParams p = sized_params(params, threads);
+  validate(p);
+  const PhaseSpec spec = phase_spec(params);
+  validate(spec);
+  validate(Shape, spec, p);
+}
+
+std::string describe(const nlohmann::json& p) {
+  char text[256];
+  std::snprintf(text, sizeof text, "; live target %.1f MiB", double(count_field(p, "live_bytes")) / 1048576.0);
+  return describe_sized(p) + text;
+}
+
+std::string describe_peak(const nlohmann::json& p) {
+  char text[256];
+  std::snprintf(text, sizeof text, ", %s peaks, %.0f%% freed at each drop, %s ms pause after it, %s blocks freed first",
+                p.at("peaks").dump().c_str(), number_field(p, "drop_share") * 100, p.at("pause_ms").dump().c_str(),
+                word_field(p, "drop_order").c_str());
+  return describe(p) + text;
+}
+
+template <PhaseShape Shape>
+std::string refuse(const AllocatorSpec& a, const nlohmann::json& p, unsigned threads) {
+  const char* name = Shape == PhaseShape::ramp ? kPhaseRampWorkload : Shape == PhaseShape::plateau ? kPhasePlateauWorkload : kPhasePeakWorkload;
+  return bump_budget_refusal(name, a, p, threads, 0.5);
+}
+
+nlohmann::json defaults(const AllocTestParams& preset) {
+  nlohmann::json j = sized_defaults(preset, false);
+  const PhaseSpec d;
+  j.update({{"live_bytes", d.live_bytes},
+            {"drop_share", d.drop_share},
+            {"peaks", d.peaks},
+            {"pause_ms", d.pause_ms},
+            {"drop_order", std::string(to_string(d.drop_order))}});
+  return j;
+}
+
+const WorkloadOption kDropShareOption{"--drop-share", "drop_share", OptionKind::percent,
+                                      "phase-peak: percent of the live bytes freed at each drop", kLifetimeGroup};
+const WorkloadOption kPeaksOption{"--peaks", "peaks", OptionKind::count, "phase-peak: grow-and-drop cycles before the final growth",
+                                  kLifetimeGroup};
+const WorkloadOption kDropPauseOption{"--drop-pause-ms", "pause_ms", OptionKind::count,
+                                      "phase-peak: untimed pause after each drop while RSS is sampled", kLifetimeGroup};
+const WorkloadOption kDropOrderOption{"--drop-order", "drop_order", OptionKind::word,
+                                      "phase-peak: which blocks a drop frees: newest (the document closed) or random", kLifetimeGroup};
+
+std::vector<const WorkloadOption*> phase_options(std::vector<const WorkloadOption*> own) {
+  std::vector<const WorkloadOption*> o = sized_options(false);
+  own.insert(own.begin(), &kLiveBytesOption);
+  o.insert(o.end() - 1, own.begin(), own.end());
+  return o;
+}
+
+template <PhaseShape Shape>
+WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::string (*describe_fn)(const nlohmann::json&),
+                          std::vector<const WorkloadOption*> own) {
+  return {.name = name,
+          .family = "phases",
+          .summary = summary,
+          .void_baseline = true,
+          .void_refusal = "",
+          .table = TableKind::net_cost,
+          .options = phase_options(std::move(own)),
+          .metrics = {},
+          .defaults = defaults,
+          .check = check<Shape>,
+          .describe = describe_fn,
+          .run = run_phase_cell,
+          .refusal = refuse<Shape>};
+}
+
+}  // namespace
+
+extern const WorkloadEntry kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry;
+const WorkloadEntry kPhaseRampEntry = phase_entry<PhaseShape::ramp>(
+    kPhaseRampWorkload, "the live heap grows steadily to a target; RSS over time recorded", describe, {});
+const WorkloadEntry kPhasePlateauEntry = phase_entry<PhaseShape::plateau>(
+    kPhasePlateauWorkload, "the live heap rises to a target, then holds it", describe, {});
+const WorkloadEntry kPhasePeakEntry = phase_entry<PhaseShape::peak>(
+    kPhasePeakWorkload, "peaks: grow to the target, free most of it, pause; does the allocator give memory back?", describe_peak,
+    {&kDropShareOption, &kPeaksOption, &kDropPauseOption, &kDropOrderOption});
 
 }  // namespace allocstress

@@ -1,9 +1,17 @@
-// Replay cells: the program, the worker threads and the record (see replay_cell.hpp).
-#include "cells/replay_cell.hpp"
+// Replay cells and their registry entry.  The measured phase replays each recorded thread of a
+// trace's replay program (workloads/replay/) on a worker of its own; the record gives cycles per
+// operation (and per "pair" of two operations, the unit the tables and the void-baseline
+// subtraction use), peak RSS and overhead against the theoretical peak of the trace (peak live
+// requested bytes in recorded order), and the allocstats series: one row every K operations of
+// each thread, with the recorded live bytes, the RSS growth, the RSS-based overhead, the RSS
+// maximum so far and the mean cycles per operation since the thread's previous row.
+//
+// The program is built from the trace before the cell runs (the entry's `prepare`: in the
+// planner's process, or in a forked child of run/, so that decoding the trace never allocates
+// through the allocator under test) and named in the cell's inputs.
+#include "cells/workload_registry.hpp"
 
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +20,8 @@
 
 #include "allocators/in_tree_registry.hpp"
 #include "cells/cell_record.hpp"
-#include "platform/child_process.hpp"
+#include "cells/params_json.hpp"
+#include "workloads/replay/replay_program.hpp"
 #include "platform/process_memory.hpp"
 
 namespace allocstress {
@@ -129,62 +138,16 @@ class SlotTable {
   std::atomic<void*>* blocks_;
 };
 
-}  // namespace
-
-void build_replay_program_file(const std::filesystem::path& trace, std::uint64_t allocstats_every, const std::filesystem::path& program_path) {
-  trace::TraceContents contents;
-  try {
-    contents = trace::read_trace(trace);
-  } catch (const std::runtime_error& e) {
-    throw std::invalid_argument(e.what());
-  }
-  const std::uint64_t every = allocstats_every != 0 ? allocstats_every : default_allocstats_every(contents.events());
-  const ReplayProgram program = build_replay_program(contents, every);
-  save_replay_program(program, program_path);
+// The program a cell's inputs name.  Throws std::invalid_argument when it has none.
+std::filesystem::path program_path(const nlohmann::json& inputs) {
+  if (!inputs.is_object() || !inputs.contains("program"))
+    throw std::invalid_argument("replay: the cell's inputs name no replay program (it is built from --trace before the cell runs)");
+  return word_field(inputs, "program");
 }
 
-std::unique_ptr<MappedReplayProgram> obtain_replay_program(const ReplaySpec& spec) {
-  std::error_code ec;
-  if (!spec.program.empty() && std::filesystem::exists(spec.program, ec)) return std::make_unique<MappedReplayProgram>(spec.program);
-  const std::filesystem::path dir = make_temporary_folder("allocstress-replay-"), file = dir / "program.bin";
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {  // the child decodes and builds; its heap is its own
-    ::close(fds[0]);
-    std::string error;
-    try {
-      build_replay_program_file(spec.trace, spec.allocstats_every, file);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    if (!error.empty()) {
-      [[maybe_unused]] const ssize_t written = ::write(fds[1], error.data(), error.size());  // the parent reports it
-    }
-    ::_exit(error.empty() ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::string message;
-  char buf[512];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;)
-    if (n > 0) message.append(buf, std::size_t(n));
-    else if (errno != EINTR) break;
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::filesystem::remove_all(dir, ec);
-    throw std::invalid_argument(message.empty() ? "building the replay program of " + spec.trace + " failed" : message);
-  }
-  auto program = std::make_unique<MappedReplayProgram>(file);
-  std::filesystem::remove_all(dir, ec);  // the mapping stays valid
-  return program;
-}
-
-nlohmann::json run_replay_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus,
-                               const MappedReplayProgram& program) {
+nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
+  const MappedReplayProgram program(program_path(cell.inputs));
+  const MemoryAccess access = parse_memory_access(word_field(cell.params, "memory_access"));
   const SlotTable slots(program.slots());
   ReplayShared shared;
   shared.blocks = slots.blocks();
@@ -193,7 +156,7 @@ nlohmann::json run_replay_cell(const CellSpec& cell, const AllocatorSpec& alloca
   const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
     return run_measured_phase<ReplayWorker<A>>(
         topology, pus, PhaseHooks{}, [&](std::size_t i, ReplayWorker<A>& w) { results[i] = std::move(w.result); }, program, &shared,
-        cell.replay.access, rss);
+        access, rss);
   });
 
   ReplayThreadOutcome total;
@@ -238,5 +201,66 @@ nlohmann::json run_replay_cell(const CellSpec& cell, const AllocatorSpec& alloca
     rec["warnings"].push_back("the trace was cut short (" + stats.at("trace_truncation").get<std::string>() + "): its complete blocks were replayed");
   return rec;
 }
+
+nlohmann::json prepare(const nlohmann::json& params, const std::filesystem::path& folder) {
+  trace::TraceContents contents;
+  try {
+    contents = trace::read_trace(word_field(params, "trace"));
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  const std::uint64_t given = count_field(params, "allocstats_every");
+  const std::filesystem::path program = folder / "replay-program.bin";
+  save_replay_program(build_replay_program(contents, given != 0 ? given : default_allocstats_every(contents.events())), program);
+  return {{"program", program.string()}};
+}
+
+// Each recorded thread runs on a worker of its own: the program fixes the thread count.
+InputDefaults input_defaults(const nlohmann::json&, const nlohmann::json& inputs) {
+  if (!inputs.is_object() || !inputs.contains("program")) return {};
+  return {unsigned(MappedReplayProgram(program_path(inputs)).threads().size()), true, std::nullopt};
+}
+
+void check(const nlohmann::json& params, unsigned) {
+  word_field(params, "trace");
+  parse_memory_access(word_field(params, "memory_access"));
+  count_field(params, "allocstats_every");
+  count_field(params, "seed");
+}
+
+std::string describe(const nlohmann::json& p) {
+  return "trace " + word_field(p, "trace") + " (each recorded thread on its own worker), access " + word_field(p, "memory_access") +
+         "; a pair = two operations of the trace";
+}
+
+const WorkloadOption kTraceOption{"--trace", "trace", OptionKind::file, "replay: the trace file (allocstress trace, or allocstress import)",
+                                  kTraceGroup, "FILE (a trace from `allocstress trace` or `allocstress import`)"};
+const WorkloadOption kAllocstatsEveryOption{"--allocstats-every", "allocstats_every", OptionKind::count,
+                                            "replay: an allocstats row every K operations of a thread (0: about 200 rows, K >= 10000)",
+                                            kTraceGroup};
+
+}  // namespace
+
+extern const WorkloadEntry kReplayEntry;
+const WorkloadEntry kReplayEntry{
+    .name = "replay",
+    .family = "traces",
+    .summary = "a program's own allocation stream (`allocstress trace`, or imported), replayed thread by thread",
+    .void_baseline = true,
+    .void_refusal = "",
+    .table = TableKind::net_cost,
+    .options = {&kTraceOption, &kAccessOption, &kAllocstatsEveryOption, &kSeedOption},
+    .metrics = {},
+    .defaults = [](const AllocTestParams& preset) {
+      // The trace does not say what the program touched: no memory access unless asked.
+      return nlohmann::json{{"trace", nullptr}, {"memory_access", "none"}, {"allocstats_every", 0}, {"seed", preset.seed}};
+    },
+    .check = check,
+    .describe = describe,
+    .run = run_replay_cell,
+    .prepare = prepare,
+    .input_defaults = input_defaults,
+    .runs_alone = "its thread count is the trace's",
+};
 
 }  // namespace allocstress

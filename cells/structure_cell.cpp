@@ -1,16 +1,23 @@
-// Data-structure cells: per-worker build / churn / search phases (see structure_cell.hpp).
-#include "cells/structure_cell.hpp"
+// The data-structure cells (bintree, linkedlist, multilist; the models: workloads/structures/) and
+// their registry entries.  The measured phase per worker: build, churn and search, each timed;
+// the record: cycles per node built, per node churned and per node visited; peak RSS and overhead
+// as in alloc-test; placement metrics of the live nodes; hardware cache misses of the search
+// phase where perf_event_open provides them (n/a with the reason otherwise).  Under callgrind
+// (`--cache-sim`), the simulated caches see the search phase only.
+#include "cells/workload_registry.hpp"
 
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
 #include <optional>
+#include <sstream>
 
 #include "allocators/in_tree_registry.hpp"
 #include "workloads/structures/bintree.hpp"
 #include "workloads/structures/linked_list.hpp"
 #include "workloads/structures/multilist.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/params_json.hpp"
 #include "platform/perf_counters.hpp"
 #include "cells/placement_metrics.hpp"
 
@@ -94,15 +101,15 @@ class StructureWorker {
 };
 
 template <template <class> class S>
-PhaseMeasurement measure(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+PhaseMeasurement measure(const Cell& cell, const StructureParams& params, const AllocatorSpec& allocator, const Topology& topology,
                          const std::vector<unsigned>& pus, std::vector<StructureWorkerResult>& results) {
   PhaseHooks hooks;
   hooks.inline_single_worker = RUNNING_ON_VALGRIND != 0;  // the cache simulator: no second thread
   return visit_allocator_type(allocator.name, [&]<class A>() {
     return run_measured_phase<StructureWorker<A, S>>(
         topology, pus, hooks,
-        [&](std::size_t i, StructureWorker<A, S>& w) { results[i] = std::move(w.result); }, cell.structure,
-        cell.params.seed, cell.params.threads);
+        [&](std::size_t i, StructureWorker<A, S>& w) { results[i] = std::move(w.result); }, params,
+        count_field(cell.params, "seed"), cell.threads);
   });
 }
 
@@ -119,14 +126,61 @@ nlohmann::json hardware_total(const std::vector<StructureWorkerResult>& results)
   return {{"status", "measured"}, {"phase", "search"}, {"values", total}};
 }
 
-}  // namespace
+// The parameters of `workload` as JSON: {"nodes", "node_size", "searches", "interleave",
+// "churn_percent", "hints", "seed"}, plus "heads" and "zipf" for multilist.
+nlohmann::json to_json(std::string_view workload, const StructureParams& s, std::uint64_t seed) {
+  nlohmann::json j = {{"nodes", s.nodes},           {"node_size", s.node_size},         {"searches", s.searches},
+                      {"interleave", s.interleave}, {"churn_percent", s.churn_percent}, {"hints", s.hints},
+                      {"seed", seed}};
+  if (workload == kMultiListWorkload) {
+    j["heads"] = s.heads;
+    j["zipf"] = s.zipf;
+  }
+  return j;
+}
 
-nlohmann::json run_structure_cell(const CellSpec& cell, const AllocatorSpec& allocator, const Topology& topology,
+StructureParams structure_params(std::string_view workload, const nlohmann::json& j) {
+  StructureParams s = default_structure_params(workload);
+  s.nodes = count_field(j, "nodes");
+  s.node_size = count_field(j, "node_size");
+  s.searches = count_field(j, "searches");
+  s.interleave = small_count_field(j, "interleave");
+  s.churn_percent = small_count_field(j, "churn_percent");
+  s.hints = flag_field(j, "hints");
+  if (workload == kMultiListWorkload) {
+    s.heads = count_field(j, "heads");
+    s.zipf = number_field(j, "zipf");
+  }
+  return s;
+}
+
+template <const char* Workload>
+nlohmann::json defaults(const AllocTestParams& preset) {
+  return to_json(Workload, default_structure_params(Workload), preset.seed);
+}
+
+template <const char* Workload>
+void check(const nlohmann::json& params, unsigned) {
+  count_field(params, "seed");
+  validate(Workload, structure_params(Workload, params));
+}
+
+std::string describe(const nlohmann::json& p) {
+  std::ostringstream s;
+  s << p.at("nodes") << " nodes of " << p.at("node_size") << " B, " << p.at("searches") << " searches/thread, interleave "
+    << p.at("interleave") << ", churn " << p.at("churn_percent") << "%, hints " << (p.at("hints").get<bool>() ? "on" : "off");
+  if (p.contains("heads")) s << ", " << p.at("heads") << " heads, zipf " << p.at("zipf");
+  s << ", seed " << p.at("seed");
+  return s.str();
+}
+
+
+// One structure cell: its workers build, churn and search structure S.
+template <template <class> class S>
+nlohmann::json run_structure_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology,
                                   const std::vector<unsigned>& pus) {
   std::vector<StructureWorkerResult> results(pus.size());
-  const PhaseMeasurement m = cell.workload == kBinTreeWorkload      ? measure<BinTreeWorkload>(cell, allocator, topology, pus, results)
-                             : cell.workload == kLinkedListWorkload ? measure<LinkedListWorkload>(cell, allocator, topology, pus, results)
-                                                                    : measure<MultiListWorkload>(cell, allocator, topology, pus, results);
+  const PhaseMeasurement m = measure<S>(cell, structure_params(cell.workload, cell.params), allocator, topology, pus, results);
   StructureOutcome total;
   std::uint64_t build = 0, churn = 0, search = 0, hash = 0;
   std::vector<NodeExtent> nodes;
@@ -188,5 +242,56 @@ nlohmann::json run_structure_cell(const CellSpec& cell, const AllocatorSpec& all
               {"hardware_cache_misses", hardware_total(results)}});
   return rec;
 }
+
+
+const WorkloadOption kNodesOption{"--nodes", "nodes", OptionKind::count, "Nodes per thread (multilist: sub-list nodes)", kStructureGroup};
+const WorkloadOption kNodeSizeOption{"--node-size", "node_size", OptionKind::count, "Bytes per node, a multiple of 8", kStructureGroup};
+const WorkloadOption kSearchesOption{"--searches", "searches", OptionKind::count, "Queries per thread", kStructureGroup};
+const WorkloadOption kInterleaveOption{"--interleave", "interleave", OptionKind::count,
+                                       "Other-sized live blocks allocated after each node (0..64)", kStructureGroup};
+const WorkloadOption kChurnOption{"--churn", "churn_percent", OptionKind::count,
+                                  "Percent of the nodes deleted and re-inserted before searching", kStructureGroup};
+const WorkloadOption kHintsOption{"--hints", "hints", OptionKind::flag, "Pass hot/cold placement hints to the allocator", kStructureGroup};
+const WorkloadOption kHeadsOption{"--heads", "heads", OptionKind::count, "multilist: head nodes", kStructureGroup};
+const WorkloadOption kZipfOption{"--zipf", "zipf", OptionKind::number, "multilist: key1 popularity ~ 1/rank^ZIPF (0..10, 0 = uniform)",
+                                 kStructureGroup};
+
+const std::vector<const WorkloadOption*> kListOptions = {&kNodesOption, &kNodeSizeOption, &kSearchesOption, &kInterleaveOption,
+                                                         &kChurnOption, &kHintsOption, &kSeedOption};
+
+// One entry per structure; they differ in name, model and defaults.
+template <const char* Workload, template <class> class S>
+WorkloadEntry structure_entry(std::string_view summary, std::vector<const WorkloadOption*> options) {
+  return {.name = Workload,
+          .family = "structures",
+          .summary = summary,
+          .void_baseline = false,
+          .void_refusal = "void returns one buffer for every block, so no structure can be built (structure figures are raw: "
+                          "no baseline is subtracted)",
+          .table = TableKind::structure,
+          .options = std::move(options),
+          .metrics = {},
+          .defaults = defaults<Workload>,
+          .check = check<Workload>,
+          .describe = describe,
+          .run = run_structure_cell<S>,
+          .simulates_caches = true};
+}
+
+constexpr char kBinTree[] = "bintree", kLinkedList[] = "linkedlist", kMultiList[] = "multilist";
+
+}  // namespace
+
+extern const WorkloadEntry kBinTreeEntry, kLinkedListEntry, kMultiListEntry;
+const WorkloadEntry kBinTreeEntry = structure_entry<kBinTree, BinTreeWorkload>(
+    "an unbalanced binary search tree: build, churn, then search it (cycles per node visited)", kListOptions);
+const WorkloadEntry kLinkedListEntry = structure_entry<kLinkedList, LinkedListWorkload>(
+    "a singly linked list searched from its head (the worst case for scattered nodes)", kListOptions);
+const WorkloadEntry kMultiListEntry = structure_entry<kMultiList, MultiListWorkload>(
+    "head nodes each owning a sub-list, keys chosen by a Zipf law", [] {
+      std::vector<const WorkloadOption*> o = kListOptions;
+      o.insert(o.end() - 1, {&kHeadsOption, &kZipfOption});
+      return o;
+    }());
 
 }  // namespace allocstress

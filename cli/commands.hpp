@@ -4,10 +4,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/common.hpp"
+#include "cli/workload_flags.hpp"
 #include "plan/matrix_plan.hpp"
 
 namespace allocstress {
@@ -15,45 +18,45 @@ namespace allocstress {
 struct ListCommand {
   CLI::App* cmd = nullptr;
   std::string manifest;
-  std::vector<std::string> user_libraries;
+  std::vector<std::string> added, added_old;
   void add_to(CLI::App& app);
   int execute();
 };
 
+// `run`: one cell, from flags or from a cell file (--cell).
 struct RunCommand {
   CLI::App* cmd = nullptr;
-  std::string allocator;
-  std::string threads = "1";
-  bool verify_only = false;
-  bool cache_sim = false;
-  bool profile = false;
-  ProfileSpec profile_spec;
-  WorkloadOptions workload;
+  std::string allocator, manifest, cell_file;
+  std::string threads;
+  bool verify_only = false, cache_sim = false, profile = false;
+  std::uint64_t sample_every = 64;
+  WorkloadFlags workload;
   void add_to(CLI::App& app);
-  int execute(char** argv);
+  int execute();
 };
 
 struct ProbeCommand {
   CLI::App* cmd = nullptr;
   std::vector<std::string> names;
-  std::vector<std::string> user_libraries;
+  std::vector<std::string> added, added_old;
   std::string out, manifest, one;
   bool force = false;
   void add_to(CLI::App& app);
   int execute();
 };
 
-// `matrix`, and `replay TRACE` (the same command with the replay workload and the trace as its
-// positional argument).
+// `matrix`; `replay TRACE` (the replay workload, the trace as its argument); and `slurm submit`
+// (the Slurm backend).  Options are grouped by workload in --help.
 struct MatrixCommand {
-  explicit MatrixCommand(std::string subcommand_ = "matrix") : subcommand(std::move(subcommand_)) {}
-  std::string subcommand;
+  enum class Kind { matrix, replay, slurm_submit };
+  explicit MatrixCommand(Kind kind_ = Kind::matrix) : kind(kind_) {}
+  Kind kind;
   std::string trace_argument;  // replay: the positional TRACE
   CLI::App* cmd = nullptr;
   std::string preset = "quick";
   std::string out;
-  std::string allocators;
-  std::vector<std::string> user_libraries;
+  std::string allocators, manifest;
+  std::vector<std::string> added, added_old;
   std::string threads;
   unsigned reps = 0;
   double timeout_s = 0;
@@ -63,18 +66,28 @@ struct MatrixCommand {
   bool plan_only = false;
   std::string plan_file;
   std::string backend = "local";
-  std::string partition, time_limit, results_dir;
+  std::string partition, time_limit, time_limit_old, results_dir;
   bool allow_local_results_dir = false;
   bool cache_sim = false;
   bool profile = false;
   std::uint64_t sample_every = 64;
-  WorkloadOptions workload;
+  WorkloadFlags workload;
+  // `app` holds the subcommand (the top level, or `slurm`).
   void add_to(CLI::App& app);
   int execute(const std::string& command_line);
 
  private:
-  int run_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe) const;
+  int run_locally(MatrixPlan plan, const nlohmann::json& context, const std::string& exe) const;
   int submit_to_slurm(MatrixPlan plan, const nlohmann::json& context, const std::string& exe, const std::string& command_line) const;
+  int resume_locally(const std::string& exe, const std::string& command_line) const;
+  // Slurm: the client commands, the controller, and a results directory that can hold this plan.
+  void check_slurm_target() const;
 };
+
+// Runs a planned matrix here, one fresh process per cell, into `results` (a journal beside it),
+// then writes the table and the HTML report.  Throws UsageError when `results` cannot be written
+// or an interrupted run left a journal there.  Returns 0, or 130 when interrupted.
+int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe,
+                       const std::filesystem::path& results, bool force);
 
 }  // namespace allocstress

@@ -6,14 +6,14 @@
 #include <iostream>
 #include <stdexcept>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <tuple>
 
 #include "trace/trace_reader.hpp"
+#include "cli/commands.hpp"
+#include "plan/planner.hpp"
 #include "platform/child_process.hpp"
+#include "platform/machine_context.hpp"
+#include "run/preflight.hpp"
 #include "results/fit_evaluation.hpp"
 #include "results/results_file.hpp"
 #include "results/results_journal.hpp"
@@ -23,6 +23,8 @@
 #include "platform/durable_files.hpp"
 
 namespace allocstress {
+
+namespace fs = std::filesystem;
 
 EvaluationFiles evaluation_files(const std::filesystem::path& fit_file) {
   const std::filesystem::path stem = fit_file.parent_path() / fit_file.stem();
@@ -49,25 +51,6 @@ void FitCommand::add_to(CLI::App& app) {
 }
 
 namespace {
-
-// Runs argv (an absolute path first) with this process's standard streams; returns its exit
-// code, or 128 + the signal that ended it.
-int run_in_foreground(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::cout.flush();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 std::string fixed(double v, int digits) {
   char text[64];
@@ -138,23 +121,32 @@ int FitCommand::execute() {
 }
 
 int FitCommand::run_evaluation(const EvaluationFiles& files) const {
-  std::error_code ec;
-  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
-  std::vector<std::string> common = {"--reps", std::to_string(reps), "--access", access};
-  if (!allocators.empty()) common.insert(common.end(), {"--allocators", allocators});
-  if (!manifest.empty()) common.insert(common.end(), {"--manifest", manifest});
-  if (force) common.push_back("--force");
-  std::vector<std::string> replay = {exe, "replay", trace_path, "--out", files.replay.string()};
-  std::vector<std::string> fitted = {exe, "matrix", "--workload", kFittedWorkload, "--fit", out, "--out", files.fitted.string()};
-  replay.insert(replay.end(), common.begin(), common.end());
-  fitted.insert(fitted.end(), common.begin(), common.end());
-  for (const auto& argv : {replay, fitted}) {
-    std::cout << "\n$ " << shell_command_line(argv) << std::endl;
-    if (const int rc = run_in_foreground(argv); rc != 0) {
-      std::cerr << "allocstress: error: " << shell_command_line(argv) << " ended with exit code " << rc << "\n";
-      return rc;
+  const std::string exe = executable_path();
+  const Topology topology;
+  // Both matrices through the planner, on the same allocators, repetitions and access; the replay
+  // program is prepared into a folder removed when this command returns.
+  struct Inputs {
+    fs::path dir = make_temporary_folder("allocstress-inputs-");
+    ~Inputs() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
     }
+  } inputs;
+  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m) { return preload_check(exe, a, m); }, inputs.dir,
+                              [](const std::string& line) { std::cerr << line << "\n"; }};
+  const std::tuple<const char*, const char*, std::string, fs::path> runs[] = {{"replay", "--trace", trace_path, files.replay},
+                                                                              {"fitted", "--fit", out, files.fitted}};
+  for (const auto& [workload, option, file, results] : runs) {
+    PlanRequest request;
+    request.workloads = workload;
+    request.options = {{option, file}, {"--access", access}};
+    request.allocators = allocators;
+    request.manifest = manifest;
+    request.repetitions = reps;
+    std::cout << "\n" << workload << ": " << file << " -> " << results.string() << std::endl;
+    const MatrixPlan plan = plan_matrix(request, services);
+    const nlohmann::json context = machine_context(topology, "allocstress fit " + trace_path + " -o " + out + " --evaluate");
+    if (const int rc = run_matrix_locally(plan, context, exe, results, force); rc != 0) return rc;
   }
   const FitComparison comparison = compare_fit(read_results_file(files.replay), read_results_file(files.fitted));
   const std::string md = "## Replay of " + trace_path + " vs the fitted workload " + out + "\n\n" + fit_comparison_markdown(comparison);

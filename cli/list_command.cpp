@@ -10,11 +10,13 @@ namespace allocstress {
 void ListCommand::add_to(CLI::App& app) {
   cmd = app.add_subcommand("list", "List allocators: found, or missing and why");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
-  cmd->add_option("--allocator", user_libraries, "Also list NAME=/path/lib.so");
+  cmd->add_option("--add-allocator", added, "Also list NAME=/path/lib.so (repeatable)");
+  cmd->add_option("--allocator", added_old, "Deprecated: use --add-allocator")->group("Deprecated spellings");
 }
 
 int ListCommand::execute() {
-  const AllocatorCatalog catalog = load_catalog(manifest, user_libraries);
+  if (warn_if_deprecated(*cmd, "--allocator", "--add-allocator NAME=/path/lib.so")) added.insert(added.end(), added_old.begin(), added_old.end());
+  const AllocatorCatalog catalog = load_catalog(manifest, added);
   std::cout << "manifest: " << catalog.manifest_path().string() << "\n";
   std::printf("%-18s %-8s %-9s %-12s %s\n", "allocator", "kind", "status", "version", "library / reason");
   for (const auto& s : catalog.all()) {

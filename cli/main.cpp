@@ -1,9 +1,10 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// subcommands (list, run, matrix, probe, trace, trace-info, import,
-// replay, fit, run-cell, status, merge, report, compare).  Every failure ends here as one line on stderr.
+// commands (list, run, matrix, replay, probe, trace, trace-info, import, fit, slurm
+// submit|status|merge|run-cell, report, compare).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string_view>
 
 #include "cli/commands.hpp"
 #include "cli/fit_command.hpp"
@@ -16,31 +17,42 @@
 int main(int argc, char** argv) {
   using namespace allocstress;
   CLI::App app{"allocstress: stress-tests memory allocators with program-like workloads"};
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "--help-all")
+      WorkloadFlags::describe_defaults = true;
   app.require_subcommand(1);
   ListCommand list;
   RunCommand run;
   MatrixCommand matrix;
+  MatrixCommand replay(MatrixCommand::Kind::replay);
   ProbeCommand probe;
   TraceCommand trace;
   TraceInfoCommand trace_info;
   ImportCommand import;
-  MatrixCommand replay(kReplayWorkload);
   FitCommand fit;
-  RunCellCommand run_cell;
-  StatusCommand status;
-  MergeCommand merge;
   list.add_to(app);
   run.add_to(app);
   matrix.add_to(app);
+  replay.add_to(app);
   probe.add_to(app);
   trace.add_to(app);
   trace_info.add_to(app);
   import.add_to(app);
-  replay.add_to(app);
   fit.add_to(app);
-  run_cell.add_to(app);
-  status.add_to(app);
-  merge.add_to(app);
+  // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
+  CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
+  slurm->require_subcommand(1);
+  MatrixCommand submit(MatrixCommand::Kind::slurm_submit);
+  RunCellCommand run_cell, run_cell_alias;
+  StatusCommand status, status_alias;
+  MergeCommand merge, merge_alias;
+  submit.add_to(*slurm);
+  status.add_to(*slurm, false);
+  merge.add_to(*slurm, false);
+  run_cell.add_to(*slurm, false);
+  status_alias.add_to(app, true);
+  merge_alias.add_to(app, true);
+  run_cell_alias.add_to(app, true);
   // Analysis commands are implemented in Python: every argument is passed on untouched.
   CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
   CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
@@ -54,16 +66,20 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (list.cmd->parsed()) return list.execute();
-    if (run.cmd->parsed()) return run.execute(argv);
+    if (run.cmd->parsed()) return run.execute();
+    if (replay.cmd->parsed()) return replay.execute(command_line);
     if (probe.cmd->parsed()) return probe.execute();
     if (trace.cmd->parsed()) return trace.execute();
     if (trace_info.cmd->parsed()) return trace_info.execute();
     if (import.cmd->parsed()) return import.execute();
-    if (replay.cmd->parsed()) return replay.execute(command_line);
     if (fit.cmd->parsed()) return fit.execute();
-    if (run_cell.cmd->parsed()) return run_cell.execute(command_line);
-    if (status.cmd->parsed()) return status.execute();
-    if (merge.cmd->parsed()) return merge.execute();
+    if (submit.cmd->parsed()) return submit.execute(command_line);
+    for (RunCellCommand* c : {&run_cell, &run_cell_alias})
+      if (c->cmd->parsed()) return c->execute(command_line);
+    for (StatusCommand* c : {&status, &status_alias})
+      if (c->cmd->parsed()) return c->execute();
+    for (MergeCommand* c : {&merge, &merge_alias})
+      if (c->cmd->parsed()) return c->execute();
     if (report->parsed()) return exec_python_command("report", report->remaining());
     if (compare->parsed()) return exec_python_command("compare", compare->remaining());
     return matrix.execute(command_line);

@@ -1,6 +1,6 @@
-// The two backends a planned matrix runs on (`matrix`, `replay`): locally, one cell after the
-// other with a journal (matrix_runner.hpp), or as one Slurm array job (slurm_backend.hpp).  Both
-// take a plan that `MatrixCommand::execute` made from options or read from a plan file.
+// The backends a planned matrix runs on (`matrix`, `replay`, `slurm submit`, `fit --evaluate`):
+// locally, one cell after the other with a journal (run/local_backend.hpp), or as one Slurm array
+// job (run/slurm_backend.hpp).  Both take a plan that the planner made or a plan file holds.
 #include <unistd.h>
 
 #include <ctime>
@@ -8,12 +8,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/python_commands.hpp"
+#include "plan/plan_file.hpp"
+#include "plan/planner.hpp"
+#include "platform/child_process.hpp"
+#include "platform/durable_files.hpp"
+#include "platform/json_text.hpp"
 #include "platform/machine_context.hpp"
 #include "run/local_backend.hpp"
-#include "plan/plan_file.hpp"
 #include "run/slurm_backend.hpp"
-#include "platform/json_text.hpp"
-#include "platform/durable_files.hpp"
 
 namespace allocstress {
 
@@ -31,17 +33,48 @@ fs::path default_output(const std::vector<std::string>& workloads, const std::st
   return fs::path("out") / (names + "-" + preset + "-" + stamp + ".json");
 }
 
+// The newest journal under out/, for `--resume` without `--out`.
+fs::path newest_journal() {
+  fs::path best;
+  fs::file_time_type best_time{};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("out", ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > 14 && n.ends_with(".journal.jsonl") && (best.empty() || e.last_write_time() > best_time)) {
+      best = e.path();
+      best_time = e.last_write_time();
+    }
+  }
+  if (best.empty()) throw UsageError("nothing to resume: no *.journal.jsonl under out/ (pass --out FILE of the interrupted run)");
+  const std::string s = best.string();
+  return s.substr(0, s.size() - std::string(".journal.jsonl").size());
+}
+
+// A temporary folder for the inputs a plan read back must prepare again, removed with this object.
+struct InputsFolder {
+  fs::path dir;
+  ~InputsFolder() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+bool has_inputs(const MatrixPlan& plan) {
+  for (const auto& w : plan.workloads)
+    if (workload_entry(w).prepare != nullptr) return true;
+  return false;
+}
+
 }  // namespace
 
-int MatrixCommand::run_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe) const {
-  const fs::path results = out.empty() ? default_output(plan.workloads, plan.preset) : fs::path(out);
+int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe, const fs::path& results, bool force) {
   if (results.extension() != ".json")
     throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
   if (fs::exists(results) && !force)
     throw UsageError("results file " + results.string() + " already exists (pass --force to overwrite, or choose another --out)");
   if (fs::exists(journal_path_for(results)))
-    throw UsageError("an interrupted run left " + journal_path_for(results).string() +
-                     " (continue it with --resume --out " + results.string() + ", or delete it)");
+    throw UsageError("an interrupted run left " + journal_path_for(results).string() + " (continue it with --resume --out " +
+                     results.string() + ", or delete it)");
   std::error_code ec;
   if (results.has_parent_path()) fs::create_directories(results.parent_path(), ec);
   if (ec) throw UsageError("cannot create output folder " + results.parent_path().string() + ": " + ec.message());
@@ -51,44 +84,82 @@ int MatrixCommand::run_locally(const MatrixPlan& plan, const nlohmann::json& con
   // The environment check: everything that makes figures less trustworthy, before any cell runs.
   for (const auto& w : context.at("warnings")) std::cerr << "warning: " << w.get<std::string>() << "\n";
   ResultsJournal journal = ResultsJournal::create(journal_path_for(results), {{"plan", plan.to_json()}, {"context", context}});
-  const std::size_t cells = plan.cells().size();
   std::cerr << "matrix: " << plan.workloads.size() << " workload(s) x " << plan.allocators.size() << " allocators x "
             << plan.thread_counts.size() << " thread counts x " << plan.repetitions << " repetitions"
             << (plan.skipped.empty() ? "" : " minus skipped pairs") << (plan.cache_sim ? " plus cache simulations" : "")
-            << (plan.profile ? " plus profile cells" : "") << " = "
-            << cells << " cells";
+            << (plan.profile ? " plus profile cells" : "") << " = " << plan.cells().size() << " cells";
   for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
   for (const auto& sk : plan.skipped) std::cerr << "\n  skipped: " << sk.allocator << " x " << sk.workload << " (" << sk.reason << ")";
   std::cerr << "\n";
   return report_after_matrix(results, run_matrix(plan, journal, {results, table_path_for(results)}, exe));
 }
 
+int MatrixCommand::run_locally(MatrixPlan plan, const nlohmann::json& context, const std::string& exe) const {
+  InputsFolder inputs;  // a plan from a file: its inputs were prepared elsewhere, or are gone
+  if (!plan_file.empty() && has_inputs(plan)) {
+    inputs.dir = make_temporary_folder("allocstress-inputs-");
+    prepare_plan_inputs(plan, inputs.dir);
+  }
+  return run_matrix_locally(plan, context, exe, out.empty() ? default_output(plan.workloads, plan.preset) : fs::path(out), force);
+}
+
+int MatrixCommand::resume_locally(const std::string& exe, const std::string& command_line) const {
+  const fs::path results = out.empty() ? newest_journal() : fs::path(out);
+  ResultsJournal journal = [&] {
+    try {
+      return ResultsJournal::open_existing(journal_path_for(results));
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+  }();
+  MatrixPlan plan = [&] {
+    try {
+      return MatrixPlan::from_json(journal.header().value("plan", nlohmann::json()));
+    } catch (const std::runtime_error& e) {
+      throw UsageError("journal " + journal_path_for(results).string() + ": " + e.what());
+    }
+  }();
+  InputsFolder inputs;  // the interrupted run's inputs were temporary: prepare them again
+  if (has_inputs(plan)) {
+    inputs.dir = make_temporary_folder("allocstress-inputs-");
+    prepare_plan_inputs(plan, inputs.dir);
+  }
+  const nlohmann::json resumed = {{"resumed", {{"date", iso_utc_now()}, {"command_line", command_line}}}};
+  return report_after_matrix(results, run_matrix(plan, journal, {results, table_path_for(results)}, exe, resumed));
+}
+
+void MatrixCommand::check_slurm_target() const {
+  check_slurm_submission({partition, time_limit, results_dir, allow_local_results_dir});
+  const SlurmResultsDir dir{results_dir};
+  if (fs::exists(dir.plan()) && !resume)
+    throw UsageError("results directory " + results_dir +
+                     " already holds a plan: pass --resume to submit its cells without a record, or choose another --results-dir");
+  if (!fs::exists(dir.plan()) && resume) throw UsageError("nothing to resume: " + dir.plan().string() + " does not exist");
+}
+
 int MatrixCommand::submit_to_slurm(MatrixPlan plan, const nlohmann::json& context, const std::string& exe, const std::string& command_line) const {
+  check_slurm_target();  // before anything is written or submitted
   const SlurmOptions options{partition, time_limit, results_dir, allow_local_results_dir};
-  check_slurm_submission(options);  // before anything is written or submitted
   const SlurmResultsDir dir{results_dir};
   std::size_t cells = 0;
-  if (fs::exists(dir.plan())) {
-    if (!resume)
-      throw UsageError("results directory " + results_dir + " already holds a plan: pass --resume to submit its cells without a record, or choose another --results-dir");
+  if (resume) {
     try {
       cells = read_plan_file(dir.plan()).cells.size();
     } catch (const std::runtime_error& e) {
       throw UsageError(e.what());
     }
   } else {
-    if (resume) throw UsageError("nothing to resume: " + dir.plan().string() + " does not exist");
-    if (plan.workloads.front() == kReplayWorkload && fs::exists(plan.replay.program)) {  // every node reads the program from here
-      const fs::path program = dir.root / "replay-program.bin";
-      fs::copy_file(plan.replay.program, program, fs::copy_options::overwrite_existing);
-      plan.replay.program = fs::absolute(program).string();
+    if (!plan_file.empty() && has_inputs(plan)) {  // every node reads the inputs from the results directory
+      fs::create_directories(dir.root / "inputs");
+      prepare_plan_inputs(plan, dir.root / "inputs");
     }
     write_file_atomically(dir.plan(), json_text(plan_file_json(plan, context, exe, command_line), 2) + "\n");
     cells = plan.cells().size();
   }
   const std::vector<std::size_t> todo = cells_to_submit(dir, cells, slurm_task_states(dir));
   if (todo.empty()) {
-    std::cout << "nothing to submit: every cell of " << results_dir << " has a record or a pending/running task (allocstress status " << results_dir << ")\n";
+    std::cout << "nothing to submit: every cell of " << results_dir << " has a record or a pending/running task (allocstress slurm status "
+              << results_dir << ")\n";
     return 0;
   }
   std::string job;
@@ -100,8 +171,8 @@ int MatrixCommand::submit_to_slurm(MatrixPlan plan, const nlohmann::json& contex
     return 1;
   }
   std::cout << "submitted job " << job << ": " << todo.size() << " of " << cells << " cells, one array task each (--exclusive)\n"
-            << "follow:  allocstress status " << results_dir << "\n"
-            << "then:    allocstress merge " << results_dir << " -o results.json\n";
+            << "follow:  allocstress slurm status " << results_dir << "\n"
+            << "then:    allocstress slurm merge " << results_dir << " -o results.json\n";
   return 0;
 }
 

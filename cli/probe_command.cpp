@@ -76,12 +76,14 @@ void ProbeCommand::add_to(CLI::App& app) {
   cmd->add_option("--out", out, "Also write the fingerprints as JSON to this file (.json)");
   cmd->add_flag("--force", force, "Overwrite an existing --out file");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
-  cmd->add_option("--allocator", user_libraries, "Also probe NAME=/path/lib.so (repeatable)");
+  cmd->add_option("--add-allocator", added, "Also probe NAME=/path/lib.so (repeatable)");
+  cmd->add_option("--allocator", added_old, "Deprecated: use --add-allocator")->group("Deprecated spellings");
   cmd->add_option("--one", one, "(internal) fingerprint this process's malloc as allocator NAME and print JSON")->group("");
 }
 
 int ProbeCommand::execute() {
-  const AllocatorCatalog catalog = load_catalog(manifest, user_libraries);
+  if (warn_if_deprecated(*cmd, "--allocator", "--add-allocator NAME=/path/lib.so")) added.insert(added.end(), added_old.begin(), added_old.end());
+  const AllocatorCatalog catalog = load_catalog(manifest, added);
   if (!one.empty()) {  // the child: LD_PRELOAD is already in place
     const AllocatorSpec& spec = catalog.find(one);
     if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {
@@ -107,8 +109,8 @@ int ProbeCommand::execute() {
       throw UsageError(e.what());
     }
   }
-  for (const auto& lib : user_libraries) chosen.push_back(&catalog.find(lib.substr(0, lib.find('='))));
-  if (names.empty() && user_libraries.empty())
+  for (const auto& lib : added) chosen.push_back(&catalog.find(lib.substr(0, lib.find('='))));
+  if (names.empty() && added.empty())
     for (const auto& s : catalog.all())
       if (s.kind == AllocatorKind::drop_in && s.available()) chosen.push_back(&s);
   if (!out.empty()) check_new_output_file(out, force);
@@ -121,7 +123,7 @@ int ProbeCommand::execute() {
     AllocatorSpec spec = *s;
     spec.version = debian_package_version(spec.package);
     std::vector<std::string> argv = {exe, "probe", "--one", spec.name, "--manifest", catalog.manifest_path().string()};
-    if (spec.origin == "command line") argv.push_back("--allocator=" + spec.name + "=" + spec.library_path);
+    if (spec.origin == "command line") argv.push_back("--add-allocator=" + spec.name + "=" + spec.library_path);
     const ChildOutcome o = run_child(argv, preload_environment(spec), kProbeTimeoutS);
     nlohmann::json fp = o.succeeded() ? last_json_line(o.out) : nlohmann::json();
     if (!fp.is_object()) {

@@ -1,4 +1,4 @@
-// `run-cell`, `status` and `merge` (see cli_slurm.hpp and slurm_backend.hpp).
+// `allocstress slurm run-cell|status|merge` (see slurm_commands.hpp and run/slurm_backend.hpp).
 #include "cli/slurm_commands.hpp"
 
 #include "cli/python_commands.hpp"
@@ -35,7 +35,7 @@ PlanFile read_results_dir_plan(const SlurmResultsDir& dir) {
   try {
     return read_plan_file(dir.plan());
   } catch (const std::runtime_error& e) {
-    throw UsageError(std::string(e.what()) + " (a results directory of `allocstress matrix --backend slurm` holds plan.json)");
+    throw UsageError(std::string(e.what()) + " (a results directory of `allocstress slurm submit` holds plan.json)");
   }
 }
 
@@ -49,13 +49,17 @@ nlohmann::json cell_record(const SlurmResultsDir& dir, std::size_t i) {
 
 }  // namespace
 
-void RunCellCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("run-cell", "(Slurm array task) run cell INDEX of the plan in results directory DIR and record it there");
+void RunCellCommand::add_to(CLI::App& app, bool alias_) {
+  alias = alias_;
+  cmd = app.add_subcommand("run-cell", alias ? std::string("Deprecated: use `allocstress slurm run-cell`")
+                                 : std::string("(Slurm array task) run cell INDEX of the plan in results directory DIR and record it there"));
+  if (alias) cmd->group("Deprecated spellings");
   cmd->add_option("dir", dir, "Results directory (holds plan.json)")->required();
   cmd->add_option("index", index, "Cell index in the plan")->required()->check(kWholeNumber);
 }
 
 int RunCellCommand::execute(const std::string& command_line) {
+  if (alias) std::cerr << "allocstress: warning: run-cell is deprecated: write allocstress slurm run-cell\n";
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
   if (index >= plan.cells.size())
@@ -79,12 +83,16 @@ int RunCellCommand::execute(const std::string& command_line) {
   return 0;  // a failed cell is a result too: its record says why
 }
 
-void StatusCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("status", "Show the cells of a Slurm results directory: done, failed, running, pending, lost");
-  cmd->add_option("dir", dir, "Results directory of `allocstress matrix --backend slurm`")->required();
+void StatusCommand::add_to(CLI::App& app, bool alias_) {
+  alias = alias_;
+  cmd = app.add_subcommand("status", alias ? std::string("Deprecated: use `allocstress slurm status`")
+                                 : std::string("Show the cells of a Slurm results directory: done, failed, running, pending, lost"));
+  if (alias) cmd->group("Deprecated spellings");
+  cmd->add_option("dir", dir, "Results directory of `allocstress slurm submit`")->required();
 }
 
 int StatusCommand::execute() {
+  if (alias) std::cerr << "allocstress: warning: status is deprecated: write allocstress slurm status\n";
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
   const bool slurm_here = !find_on_path("squeue").empty() && !find_on_path("scontrol").empty();
@@ -116,20 +124,24 @@ int StatusCommand::execute() {
   for (const char* g : {"failed", "running", "pending", "lost", "not submitted"})
     for (const auto& line : groups[g]) std::cout << "  " << g << ": " << line << "\n";
   if (!groups["lost"].empty() || !groups["not submitted"].empty())
-    std::cout << "re-submit the cells without a record: allocstress matrix --backend slurm --results-dir " << dir << " --resume\n";
+    std::cout << "re-submit the cells without a record: allocstress slurm submit --results-dir " << dir << " --resume\n";
   else if (groups["running"].empty() && groups["pending"].empty())
-    std::cout << "every cell has a record: allocstress merge " << dir << " -o results.json\n";
+    std::cout << "every cell has a record: allocstress slurm merge " << dir << " -o results.json\n";
   return 0;
 }
 
-void MergeCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("merge", "Build one results file from a Slurm results directory: merge DIR -o results.json");
-  cmd->add_option("dir", dir, "Results directory of `allocstress matrix --backend slurm`")->required();
+void MergeCommand::add_to(CLI::App& app, bool alias_) {
+  alias = alias_;
+  cmd = app.add_subcommand("merge", alias ? std::string("Deprecated: use `allocstress slurm merge`")
+                                 : std::string("Build one results file from a Slurm results directory: merge DIR -o results.json"));
+  if (alias) cmd->group("Deprecated spellings");
+  cmd->add_option("dir", dir, "Results directory of `allocstress slurm submit`")->required();
   cmd->add_option("-o,--out", out, "The results file to write (.json); the .md table and the report go beside it")->required();
   cmd->add_flag("--force", force, "Overwrite an existing results file");
 }
 
 int MergeCommand::execute() {
+  if (alias) std::cerr << "allocstress: warning: merge is deprecated: write allocstress slurm merge\n";
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
   check_new_output_file(out, force);
@@ -141,7 +153,7 @@ int MergeCommand::execute() {
   }
   if (missing > 0)
     throw UsageError(std::to_string(missing) + " of " + std::to_string(plan.cells.size()) + " cells have no record yet in " + dir +
-                     " (see `allocstress status " + dir + "`; re-submit them with --resume)");
+                     " (see `allocstress slurm status " + dir + "`; re-submit them with --resume)");
   // The context: the node that ran the cells (the first one, when several did), with the hosts listed.
   nlohmann::json context = plan.context, hosts = nlohmann::json::array();
   std::error_code ec;

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kUsage = "allocstress trace [--out PREFIX] [--allocator NAME] [--call-sites] [--level N] -- PROGRAM ARGS...";
+constexpr const char* kUsage = "allocstress trace [--out-prefix PREFIX] [--allocator NAME] [--call-sites] [--level N] -- PROGRAM ARGS...";
 
 // PROGRAM as execvp would find it: a path when it contains '/', else the first match in PATH.
 fs::path resolve_program(const std::string& name) {
@@ -48,19 +48,19 @@ fs::path resolve_program(const std::string& name) {
 // The absolute output prefix; its folder must exist and be writable.
 fs::path check_output_prefix(const std::string& out) {
   if (out.empty() || out.back() == '/')
-    throw UsageError("trace: --out takes a file name prefix, not a folder: '" + out + "' (e.g. --out /tmp/run gives /tmp/run.<pid>.ast)");
+    throw UsageError("trace: --out-prefix takes a file name prefix, not a folder: '" + out + "' (e.g. --out-prefix /tmp/run gives /tmp/run.<pid>.ast)");
   const fs::path prefix = fs::absolute(out);
   std::error_code ec;
   if (fs::is_directory(prefix, ec))
-    throw UsageError("trace: --out " + out + " is a folder; give a file name prefix (e.g. --out " + (prefix / "run").string() +
+    throw UsageError("trace: --out-prefix " + out + " is a folder; give a file name prefix (e.g. --out-prefix " + (prefix / "run").string() +
                      " gives " + (prefix / "run").string() + ".<pid>.ast)");
   const fs::path folder = prefix.parent_path();
-  if (!fs::exists(folder, ec)) throw UsageError("trace: output folder " + folder.string() + " does not exist (--out " + out + ")");
-  if (!fs::is_directory(folder, ec)) throw UsageError("trace: output folder " + folder.string() + " is not a folder (--out " + out + ")");
+  if (!fs::exists(folder, ec)) throw UsageError("trace: output folder " + folder.string() + " does not exist (--out-prefix " + out + ")");
+  if (!fs::is_directory(folder, ec)) throw UsageError("trace: output folder " + folder.string() + " is not a folder (--out-prefix " + out + ")");
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    throw UsageError("trace: output folder " + folder.string() + " is not writable (--out " + out + ")");
+    throw UsageError("trace: output folder " + folder.string() + " is not writable (--out-prefix " + out + ")");
   if (prefix.string().size() > tracer::kMaxPrefixBytes)
-    throw UsageError("trace: --out is longer than " + std::to_string(tracer::kMaxPrefixBytes) + " bytes");
+    throw UsageError("trace: --out-prefix is longer than " + std::to_string(tracer::kMaxPrefixBytes) + " bytes");
   return prefix;
 }
 
@@ -142,8 +142,10 @@ fs::path find_tracer_library() {
 }
 
 void TraceCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("trace", "Run a program under the allocation tracer: trace [--out PREFIX] -- PROGRAM ARGS...");
-  cmd->add_option("--out", out, "Trace file prefix: files PREFIX.<pid>.ast, one per process (default: allocstress-trace in the current folder)");
+  cmd = app.add_subcommand("trace", "Run a program under the allocation tracer: trace [--out-prefix PREFIX] -- PROGRAM ARGS...");
+  cmd->add_option("--out-prefix", out,
+                  "Trace file prefix: files PREFIX.<pid>.ast, one per process (default: allocstress-trace in the current folder)");
+  cmd->add_option("--out", out_old, "Deprecated: use --out-prefix")->group("Deprecated spellings");
   cmd->add_option("--allocator", allocator, "Run on this drop-in allocator (catalogue name, or NAME=/path/lib.so); default: the program's own");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
   cmd->add_flag("--call-sites", call_sites, "Record each call's return address");
@@ -154,6 +156,7 @@ void TraceCommand::add_to(CLI::App& app) {
 }
 
 int TraceCommand::execute() {
+  if (warn_if_deprecated(*cmd, "--out", "--out-prefix PREFIX")) out = out_old;
   if (program.empty()) throw UsageError(std::string("trace: no program given (usage: ") + kUsage + ")");
   const bool level_given = cmd->count("--level") > 0;
   if (level_given && (level < tracer::kMinLevel || level > tracer::kMaxLevel))

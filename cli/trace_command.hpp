@@ -1,7 +1,7 @@
 // The `allocstress trace` command: runs a program under the allocation tracer
 // (liballocstress_trace.so, trace/tracer/), optionally on top of a drop-in allocator, and lists
 // the trace files it wrote (one per process: forked children and exec'd images write their own).
-//   allocstress trace [--out PREFIX] [--allocator NAME] [--call-sites] [--level N] -- PROGRAM ARGS...
+//   allocstress trace [--out-prefix PREFIX] [--allocator NAME] [--call-sites] [--level N] -- PROGRAM ARGS...
 // Contract: bad input (no program, program not found, unknown or in-tree allocator, output folder
 // missing or not writable, level out of range) is one error line, exit 2, and nothing is run.
 // Otherwise the exit code is the program's (128 + signal when a signal ended it); stderr gets one
@@ -20,7 +20,7 @@ namespace allocstress {
 
 struct TraceCommand {
   CLI::App* cmd = nullptr;
-  std::string out = "allocstress-trace";
+  std::string out = "allocstress-trace", out_old;
   std::string allocator;
   std::string manifest;
   bool call_sites = false;

@@ -3,38 +3,30 @@
 
 #include <stdexcept>
 
-#include "cells/model_specs_json.hpp"
+#include "cells/workload_registry.hpp"
 
 namespace allocstress {
 
 namespace {
 
-enum class Mode { timing, simulate, profile };
-
-MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const AllocatorSpec& a, unsigned threads,
-                     unsigned rep, Mode mode) {
-  CellSpec spec;
-  spec.allocator = a.name;
-  spec.user_library = a.origin == "command line" ? a.library_path : "";
-  spec.workload = workload;
-  spec.params = plan.params;
-  spec.placement = plan.placement;
-  spec.params.threads = spec.placement.threads = threads;
-  if (const auto it = plan.structure.find(workload); it != plan.structure.end()) spec.structure = it->second;
-  if (workload == kReplayWorkload) spec.replay = plan.replay;
-  if (workload == kFittedWorkload) spec.fit = plan.fit;
-  spec.cross_thread = plan.cross_thread;
-  spec.lifetime = plan.lifetime;
-  spec.phases = plan.phases;
-  spec.false_sharing = plan.false_sharing;
-  spec.cache_sim = mode == Mode::simulate;
-  spec.profile = mode == Mode::profile;
-  spec.profile_spec.sample_every = plan.sample_every;
+MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const AllocatorSpec& a, unsigned threads, unsigned rep,
+                     CellMode mode) {
+  Cell c;
+  c.allocator = a.name;
+  c.allocator_library = a.origin == "command line" ? a.library_path : "";
+  c.manifest = plan.manifest;
+  c.workload = workload;
+  c.threads = threads;
+  c.placement = plan.placement;
+  c.params = plan.params.at(workload);
+  if (const auto it = plan.inputs.find(workload); it != plan.inputs.end()) c.inputs = it->second;
+  c.mode = mode;
+  c.profile.sample_every = plan.sample_every;
   const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) +
-                          (mode == Mode::simulate  ? std::string("/cache-sim")
-                           : mode == Mode::profile ? std::string("/profile")
-                                                   : "/rep:" + std::to_string(rep));
-  return {key, spec, rep};
+                          (mode == CellMode::simulate  ? std::string("/cache-sim")
+                           : mode == CellMode::profile ? std::string("/profile")
+                                                       : "/rep:" + std::to_string(rep));
+  return {key, std::move(c), rep};
 }
 
 // add(threads, workload, allocator) for every combination of the plan, in cell order: thread
@@ -58,15 +50,16 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
   std::vector<MatrixCell> out;
   for (unsigned rep = 0; rep < repetitions; ++rep)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
-      if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
+      if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
     });
   if (cache_sim)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
-      if (is_structure_workload(w) && skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, 0, Mode::simulate));
+      if (workload_entry(w).simulates_caches && skipped_pair(w, a.name) == nullptr)
+        out.push_back(make_cell(*this, w, a, t, 0, CellMode::simulate));
     });
   if (profile)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
-      if (w == kAllocTestWorkload && a.kind == AllocatorKind::drop_in) out.push_back(make_cell(*this, w, a, t, 0, Mode::profile));
+      if (workload_entry(w).profiles && a.kind == AllocatorKind::drop_in) out.push_back(make_cell(*this, w, a, t, 0, CellMode::profile));
     });
   return out;
 }
@@ -75,7 +68,7 @@ std::vector<MatrixCell> MatrixPlan::skipped_cells() const {
   std::vector<MatrixCell> out;
   for (unsigned rep = 0; rep < repetitions; ++rep)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
-      if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, Mode::timing));
+      if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
     });
   return out;
 }
@@ -108,23 +101,20 @@ nlohmann::json MatrixPlan::to_json() const {
   nlohmann::json allocs = nlohmann::json::array(), excl = nlohmann::json::array();
   for (const auto& a : allocators) allocs.push_back(allocstress::to_json(a));
   for (const auto& e : excluded) excl.push_back({{"allocator", allocstress::to_json(e.spec)}, {"status", e.status}, {"reason", e.reason}});
-  nlohmann::json plan_params = params_json(params);
-  plan_params.erase("slots_per_thread");  // depends on the thread count: given per cell
   nlohmann::json structure_json = nlohmann::json::object(), skipped_json = nlohmann::json::array();
-  for (const auto& [w, sp] : structure) structure_json[w] = structure_params_json(w, sp);
+  for (const auto& [w, p] : params)  // the data structures' parameters without the seed, as results files always had them
+    if (const WorkloadEntry* e = find_workload(w); e != nullptr && e->table == TableKind::structure) {
+      structure_json[w] = p;
+      structure_json[w].erase("seed");
+    }
   for (const auto& sk : skipped) skipped_json.push_back({{"workload", sk.workload}, {"allocator", sk.allocator}, {"reason", sk.reason}});
   return {{"preset", preset},
           {"manifest", manifest},
           {"workloads", workloads},
-          {"params", plan_params},
+          {"params", preset_params},
           {"structure_params", structure_json},
-          {"replay", {{"trace", replay.trace}, {"program", replay.program}, {"memory_access", to_string(replay.access)},
-                      {"allocstats_every", replay.allocstats_every}}},
-          {"fit", fit},
-          {"cross_thread", cross_thread},
-          {"lifetime", lifetime},
-          {"phases", phases},
-          {"false_sharing", false_sharing},
+          {"workload_params", params},
+          {"workload_inputs", inputs},
           {"cache_sim", cache_sim},
           {"profile", profile},
           {"sample_every", sample_every},
@@ -141,41 +131,18 @@ nlohmann::json MatrixPlan::to_json() const {
 
 MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
   try {
+    if (!j.contains("workload_params"))
+      throw std::runtime_error("it has no workload_params: an older allocstress wrote it (plan the matrix again)");
     MatrixPlan p;
     p.preset = j.at("preset").get<std::string>();
     p.manifest = j.at("manifest").get<std::string>();
-    const auto& params = j.at("params");
-    p.params.slots_total = params.at("slots_total").get<std::uint64_t>();
-    p.params.max_size_exp = params.at("max_size_exp").get<unsigned>();
-    p.params.iterations_per_thread = params.at("iterations_per_thread").get<std::uint64_t>();
-    p.params.access = parse_memory_access(params.at("memory_access").get<std::string>());
-    p.params.seed = params.at("seed").get<std::uint64_t>();
-    p.params.sizes = parse_size_model(params.value("size_model", std::string("inverse")));
     p.workloads = j.at("workloads").get<std::vector<std::string>>();
-    for (const auto& [w, sp] : j.at("structure_params").items()) {
-      StructureParams s;
-      s.nodes = sp.at("nodes").get<std::uint64_t>();
-      s.node_size = sp.at("node_size").get<std::uint64_t>();
-      s.searches = sp.at("searches").get<std::uint64_t>();
-      s.interleave = sp.at("interleave").get<unsigned>();
-      s.churn_percent = sp.at("churn_percent").get<unsigned>();
-      s.hints = sp.at("hints").get<bool>();
-      s.heads = sp.value("heads", s.heads);
-      s.zipf = sp.value("zipf", s.zipf);
-      p.structure[w] = s;
-    }
-    if (const auto r = j.find("replay"); r != j.end()) {
-      p.replay.trace = r->at("trace").get<std::string>();
-      p.replay.program = r->at("program").get<std::string>();
-      p.replay.access = parse_memory_access(r->at("memory_access").get<std::string>());
-      p.replay.allocstats_every = r->at("allocstats_every").get<std::uint64_t>();
-    }
-    p.fit = j.value("fit", std::string());
-    // Plans written before the workloads beyond the 2018 model lack these: the defaults apply.
-    if (j.contains("cross_thread")) p.cross_thread = j.at("cross_thread").get<CrossThreadSpec>();
-    if (j.contains("lifetime")) p.lifetime = j.at("lifetime").get<LifetimeModelSpec>();
-    if (j.contains("phases")) p.phases = j.at("phases").get<PhaseSpec>();
-    if (j.contains("false_sharing")) p.false_sharing = j.at("false_sharing").get<FalseSharingSpec>();
+    for (const auto& w : p.workloads) workload_entry(w);  // a workload this allocstress knows
+    p.params = j.at("workload_params").get<std::map<std::string, nlohmann::json>>();
+    for (const auto& w : p.workloads)
+      if (!p.params.count(w)) throw std::runtime_error("workload_params lacks " + w);
+    p.inputs = j.value("workload_inputs", std::map<std::string, nlohmann::json>{});
+    p.preset_params = j.at("params");
     p.cache_sim = j.at("cache_sim").get<bool>();
     p.profile = j.at("profile").get<bool>();
     p.sample_every = j.at("sample_every").get<std::uint64_t>();
@@ -195,14 +162,6 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("not a valid matrix plan: ") + e.what());
   }
-}
-
-std::vector<std::string> cell_command(const std::string& executable, const MatrixPlan& plan, const MatrixCell& cell) {
-  std::vector<std::string> argv = {executable, "run"};
-  for (auto& a : run_arguments(cell.spec)) argv.push_back(std::move(a));
-  argv.push_back("--manifest");
-  argv.push_back(plan.manifest);
-  return argv;
 }
 
 }  // namespace allocstress

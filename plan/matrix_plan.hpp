@@ -1,8 +1,9 @@
-// The plan of a matrix: which allocators (and which are skipped, and why), which thread counts,
-// how many repetitions, and the workload parameters.  The plan expands into cells in the order
-// they run: repetition-major, so every allocator's repetitions are interleaved in time with every
-// other's (slow drift of the machine hits all allocators alike).  The plan is stored at the head
-// of the journal so that `--resume` continues exactly the same matrix.
+// The plan of a matrix: which workloads with which parameters, which allocators (and which are
+// skipped, and why), which thread counts, how many repetitions.  The plan expands into cells in
+// the order they run: repetition-major, so every allocator's repetitions are interleaved in time
+// with every other's (slow drift of the machine hits all allocators alike).  The plan is stored
+// at the head of the journal so that `--resume` continues exactly the same matrix, in the plan
+// file (plan_file.hpp), and in the results' `context.plan`.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,16 +13,15 @@
 #include <vector>
 
 #include "allocators/allocator_catalog.hpp"
-#include "cells/cell_spec.hpp"
+#include "cells/cell.hpp"
 
 namespace allocstress {
 
 struct MatrixCell {
   // "<workload>/<allocator>/threads:<n>/rep:<r>", ".../cache-sim" for a simulated-cache cell or
-  // ".../profile" for a profile cell:
-  // unique within a plan.
+  // ".../profile" for a profile cell: unique within a plan.
   std::string key;
-  CellSpec spec;
+  Cell cell;
   unsigned repetition = 0;
 };
 
@@ -38,25 +38,20 @@ struct SkippedPair {
 
 struct MatrixPlan {
   std::string preset;
-  std::string manifest;        // the catalogue the cells are run against
-  std::vector<std::string> workloads = {kAllocTestWorkload};
-  AllocTestParams params;      // threads is set per cell; seed applies to every workload
-  std::map<std::string, StructureParams> structure;  // per data-structure workload
-  ReplaySpec replay;           // the replay workload; its program is built once, in a temporary folder
-  std::string fit;             // the fitted workload's fit file
-  CrossThreadSpec cross_thread;   // xthread, larson
-  LifetimeModelSpec lifetime;     // lifetime
-  PhaseSpec phases;               // phase-*
-  FalseSharingSpec false_sharing;  // false-sharing-*
-  PlacementRequest placement;  // threads is set per cell
+  std::string manifest;  // the catalogue the cells are run against
+  std::vector<std::string> workloads = {"alloc-test"};
+  std::map<std::string, nlohmann::json> params;  // per workload: its parameters (every cell of it gets them)
+  std::map<std::string, nlohmann::json> inputs;  // per workload: the inputs prepared from them, if any
+  nlohmann::json preset_params = nlohmann::json::object();  // the preset's sizes with the options given (context.plan.params)
+  PlacementPolicy placement;
   std::vector<unsigned> thread_counts;
   unsigned repetitions = 5;
   double cell_timeout_s = 120;
   std::vector<AllocatorSpec> allocators;  // the ones that run, void first
   std::vector<ExcludedAllocator> excluded;
   std::vector<SkippedPair> skipped;
-  bool cache_sim = false;      // add one simulated-cache cell per structure workload x allocator x threads
-  bool profile = false;        // add one profile cell per drop-in allocator x threads (alloc-test)
+  bool cache_sim = false;  // add one simulated-cache cell per workload that simulates caches x allocator x threads
+  bool profile = false;    // add one profile cell per workload that profiles x drop-in allocator x threads
   std::uint64_t sample_every = 64;
 
   // The cells that run: repetition-major timing cells, then the simulated-cache cells, then the
@@ -69,9 +64,6 @@ struct MatrixPlan {
   // Throws std::runtime_error when the JSON is not a plan written by to_json().
   static MatrixPlan from_json(const nlohmann::json& j);
 };
-
-// The command that would run one cell of the plan by hand (argv, executable first).
-std::vector<std::string> cell_command(const std::string& executable, const MatrixPlan& plan, const MatrixCell& cell);
 
 nlohmann::json to_json(const AllocatorSpec& spec);
 AllocatorSpec allocator_spec_from_json(const nlohmann::json& j);

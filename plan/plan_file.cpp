@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "plan/cell_encoding.hpp"
 #include "platform/machine_context.hpp"
 
 namespace allocstress {
@@ -14,15 +15,9 @@ nlohmann::json plan_file_json(const MatrixPlan& plan, const nlohmann::json& cont
   const std::vector<MatrixCell> list = plan.cells();
   for (std::size_t i = 0; i < list.size(); ++i) {
     const MatrixCell& c = list[i];
-    cells.push_back({{"index", i},
-                     {"key", c.key},
-                     {"allocator", c.spec.allocator},
-                     {"workload", c.spec.workload},
-                     {"threads", c.spec.params.threads},
-                     {"repetition", c.repetition},
-                     {"seed", c.spec.params.seed},
-                     {"mode", c.spec.mode()},
-                     {"command", cell_command(executable, plan, c)}});
+    nlohmann::json entry = cell_to_json(c.cell);
+    entry.update({{"index", i}, {"key", c.key}, {"repetition", c.repetition}, {"command", cell_command(executable, c.cell)}});
+    cells.push_back(std::move(entry));
   }
   return {{"format", kPlanFileFormat}, {"version", kPlanFileVersion}, {"created", iso_utc_now()}, {"command_line", command_line},
           {"executable", executable},  {"context", context},          {"plan", plan.to_json()},  {"cells", cells}};

@@ -6,14 +6,14 @@
 //    "executable": the allocstress that planned it (the one tasks run by default),
 //    "context": the machine context where it was planned,
 //    "plan": MatrixPlan::to_json() (allocators, workloads, parameters, threads, repetitions ...),
-//    "cells": [{"index": 0, "key": "alloc-test/void/threads:1/rep:0", "allocator": "void",
-//               "workload": "alloc-test", "threads": 1, "repetition": 0, "seed": 1, "mode": "timing",
-//               "command": ["/path/allocstress", "run", ...]}, ...]}
+//    "cells": [{"index": 0, "key": "alloc-test/void/threads:1/rep:0", "repetition": 0,
+//               ...the cell itself (cell_encoding.hpp: allocator, workload, threads, params ...),
+//               "command": ["/path/allocstress", "run", "--allocator", "void", ...]}, ...]}
 //
 // `cells` lists MatrixPlan::cells() in order: cell i of the file is cell i of the plan, and
 // a backend refuses a file whose list does not match the plan it describes (another version of
-// allocstress planned it).  `command` is what a cell runs (plus its allocator's LD_PRELOAD), for
-// people and other tools; the backends build it again from the plan.
+// allocstress planned it).  Each entry is a cell as `allocstress run --cell` reads it (the
+// members it does not know are ignored); `command` is the same cell as flags, for people.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,7 +27,7 @@
 namespace allocstress {
 
 inline constexpr const char* kPlanFileFormat = "allocstress-plan";
-inline constexpr int kPlanFileVersion = 1;
+inline constexpr int kPlanFileVersion = 2;  // 2: cells are whole cells (cell_encoding.hpp)
 
 struct PlanFile {
   MatrixPlan plan;

@@ -26,4 +26,9 @@ Preset find_preset(const std::string& name) {
   throw std::invalid_argument("unknown preset '" + name + "' (accepted: quick, study)");
 }
 
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = {"quick", "study"};
+  return names;
+}
+
 }  // namespace allocstress

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "workloads/alloc_test.hpp"
 
@@ -20,5 +21,7 @@ struct Preset {
 
 // Throws std::invalid_argument naming the accepted presets.
 Preset find_preset(const std::string& name);
+// "quick", "study": every preset, the default first.
+const std::vector<std::string>& preset_names();
 
 }  // namespace allocstress

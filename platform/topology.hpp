@@ -41,11 +41,24 @@ Placement parse_placement(std::string_view text);
 // "compact, scatter, one-per-core, smt-pairs", for help texts.
 std::string placement_names();
 
+// How workers are placed, whatever their number.
+struct PlacementPolicy {
+  Placement policy = Placement::compact;
+  bool reserve_os_pu = false;
+  bool oversubscribe = false;  // more workers than the policy's PUs: wrap around its worker order
+};
+
+// A placement for `threads` workers.
 struct PlacementRequest {
   unsigned threads = 1;
   Placement policy = Placement::compact;
   bool reserve_os_pu = false;
-  bool oversubscribe = false;  // more workers than the policy's PUs: wrap around its worker order
+  bool oversubscribe = false;
+  PlacementRequest() = default;
+  PlacementRequest(unsigned threads_, Placement policy_, bool reserve_os_pu_, bool oversubscribe_)
+      : threads(threads_), policy(policy_), reserve_os_pu(reserve_os_pu_), oversubscribe(oversubscribe_) {}
+  PlacementRequest(unsigned threads_, const PlacementPolicy& p)
+      : threads(threads_), policy(p.policy), reserve_os_pu(p.reserve_os_pu), oversubscribe(p.oversubscribe) {}
 };
 
 class Topology {

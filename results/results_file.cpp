@@ -1,27 +1,29 @@
 // Assembles the results document from journal records.
 #include "results/results_file.hpp"
 
+#include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
 
 namespace allocstress {
 
 nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
-  const std::string name = cell.spec.workload + "/" + a.name + "/threads:" + std::to_string(cell.spec.params.threads) +
-                           (cell.spec.cache_sim ? "/cache-sim" : cell.spec.profile ? "/profile" : "");
+  const Cell& c = cell.cell;
+  const std::string name = c.workload + "/" + a.name + "/threads:" + std::to_string(c.threads) +
+                           (c.mode == CellMode::simulate ? "/cache-sim" : c.mode == CellMode::profile ? "/profile" : "");
   return {{"name", name},
           {"run_name", name},
           {"cell_key", cell.key},
-          {"workload", cell.spec.workload},
-          {"mode", cell.spec.mode()},
+          {"workload", c.workload},
+          {"mode", to_string(c.mode)},
           {"allocator", a.name},
           {"allocator_kind", a.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
           {"allocator_library", a.library_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.library_path)},
           {"allocator_package", a.package},
           {"allocator_version", a.version},
           {"allocator_origin", a.origin},
-          {"threads", cell.spec.params.threads},
-          {"placement", to_string(cell.spec.placement.policy)},
-          {"params", cell_params_json(cell.spec)},
+          {"threads", c.threads},
+          {"placement", to_string(c.placement.policy)},
+          {"params", record_params(c)},
           {"repetition_index", cell.repetition},
           {"repetitions", repetitions}};
 }
@@ -43,12 +45,12 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
     only.allocators = {ex.spec};
     only.skipped.clear();
     for (const auto& cell : only.cells())
-      if (cell.spec.mode() == "timing") out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
+      if (cell.cell.mode == CellMode::timing) out.push_back(unmeasured_cell(cell, ex.spec, plan.repetitions, ex.status, ex.reason));
   }
   for (const auto& cell : plan.skipped_cells()) {
-    const SkippedPair* why = plan.skipped_pair(cell.spec.workload, cell.spec.allocator);
+    const SkippedPair* why = plan.skipped_pair(cell.cell.workload, cell.cell.allocator);
     for (const auto& a : plan.allocators)
-      if (a.name == cell.spec.allocator) out.push_back(unmeasured_cell(cell, a, plan.repetitions, "skipped", why->reason));
+      if (a.name == cell.cell.allocator) out.push_back(unmeasured_cell(cell, a, plan.repetitions, "skipped", why->reason));
   }
   return out;
 }

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "cells/cell_spec.hpp"
+#include "cells/workload_registry.hpp"
 #include "platform/statistics.hpp"
 
 namespace allocstress {
@@ -34,6 +34,12 @@ const std::pair<const char*, const char*> kAggregatedMetrics[] = {
 
 bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
 bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
+// Whether a record's workload is net of the void baseline (unknown workloads: no).
+bool has_void_baseline(const std::string& workload) {
+  const WorkloadEntry* e = find_workload(workload);
+  return e != nullptr && e->void_baseline;
+}
+
 bool has_baseline(const Json& r) { return has_void_baseline(r.value("workload", "")); }
 
 // The figure speed_vs_system compares: net cycles/pair (alloc-test, replay), search cycles/visit (structures).
@@ -123,18 +129,18 @@ void attach_net_costs(std::vector<Json>& records) {
 }
 
 std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
-  using Cell = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
-  std::vector<Cell> order;
-  std::map<Cell, std::vector<const Json*>> groups;
+  using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+  std::vector<CellKey> order;
+  std::map<CellKey, std::vector<const Json*>> groups;
   for (const auto& r : records) {
     if (!is_ok_timing(r)) continue;
-    const Cell key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
+    const CellKey key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
     if (groups[key].empty()) order.push_back(key);
     groups[key].push_back(&r);
   }
   std::map<std::pair<std::string, unsigned>, double> reference;  // median speed metric of `system` per (workload, threads)
   std::vector<Json> out;
-  std::map<Cell, std::size_t> median_index;
+  std::map<CellKey, std::size_t> median_index;
   for (const auto& key : order) {
     const auto& [workload, allocator, threads] = key;
     const auto& group = groups[key];

@@ -10,14 +10,17 @@
 #include <tuple>
 #include <vector>
 
-#include "cells/cell_spec.hpp"
+#include "cells/workload_registry.hpp"
+#include "workloads/cross_thread/cross_thread_params.hpp"
+#include "workloads/lifetimes/lifetime_models.hpp"
+#include "workloads/phases/phase_params.hpp"
 
 namespace allocstress {
 
 namespace {
 
 using Json = nlohmann::json;
-using Cell = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
 
 std::string fmt(const Json& v, const char* format) {
   if (!v.is_number()) return "n/a";
@@ -28,50 +31,11 @@ std::string fmt(const Json& v, const char* format) {
 
 std::string mib(const Json& bytes) { return fmt(bytes.is_number() ? Json(bytes.get<double>() / 1048576.0) : Json(), "%.1f"); }
 
+// What the workload's parameters were: its registry entry describes them.
 std::string params_line(const std::string& workload, const Json& plan) {
-  std::ostringstream s;
-  if (workload == "fitted") {
-    s << "fit " << plan.at("fit").get<std::string>() << " (sizes and lifetimes fitted to a trace), access "
-      << plan.at("params").at("memory_access").get<std::string>() << ", seed " << plan.at("params").at("seed");
-  } else if (workload == "replay") {
-    const Json& r = plan.at("replay");
-    s << "trace " << r.at("trace").get<std::string>() << " (each recorded thread on its own worker), access "
-      << r.at("memory_access").get<std::string>() << "; a pair = two operations of the trace";
-  } else if (draws_sizes(workload)) {
-    const Json& p = plan.at("params");
-    const std::string sizes = p.value("size_model", "inverse");
-    if (uses_slots(workload)) s << p.at("slots_total") << " slots, ";
-    s << (sizes == "inverse" ? "sizes p~1/size, E=" + p.at("max_size_exp").dump() : "fleet size mix") << ", "
-      << p.at("iterations_per_thread") << (workload == kLifetimeWorkload ? " allocations" : " iterations") << "/thread, access "
-      << p.at("memory_access").get<std::string>() << ", seed " << p.at("seed");
-    const Json none = Json::object();
-    const Json& x = plan.value("cross_thread", none);
-    const Json& l = plan.value("lifetime", none);
-    const Json& ph = plan.value("phases", none);
-    if (workload == kXThreadWorkload && !x.empty())
-      s << "; " << fmt(Json(x.at("remote_share").get<double>() * 100), "%.0f") << "% of frees handed to the next thread (requested), queue of "
-        << x.at("queue_capacity") << " blocks";
-    if (workload == kLarsonWorkload && !x.empty()) s << "; " << x.at("rounds") << " rounds, the slot arrays passing to the next thread between them";
-    if (workload == kLifetimeWorkload && !l.empty())
-      s << "; " << l.at("lifetime").get<std::string>() << " lifetimes, target live " << mib(l.at("live_bytes")) << " MiB (Little's law)";
-    if (is_phase_workload(workload) && !ph.empty()) {
-      s << "; live target " << mib(ph.at("live_bytes")) << " MiB";
-      if (workload == kPhasePeakWorkload)
-        s << ", " << ph.at("peaks") << " peaks, " << fmt(Json(ph.at("drop_share").get<double>() * 100), "%.0f") << "% freed at each drop, "
-          << ph.at("pause_ms") << " ms pause after it, " << ph.value("drop_order", "random") << " blocks freed first";
-    }
-  } else if (is_false_sharing_workload(workload)) {
-    const Json& f = plan.at("false_sharing");
-    s << f.at("rounds") << " rounds; per round each thread allocates " << f.at("objects") << " objects of " << f.at("object_size")
-      << " B, writes each " << f.at("writes") << " times, frees them; seed " << plan.at("params").at("seed");
-  } else {
-    const Json& p = plan.at("structure_params").at(workload);
-    s << p.at("nodes") << " nodes of " << p.at("node_size") << " B, " << p.at("searches") << " searches/thread, interleave "
-      << p.at("interleave") << ", churn " << p.at("churn_percent") << "%, hints " << (p.at("hints").get<bool>() ? "on" : "off");
-    if (p.contains("heads")) s << ", " << p.at("heads") << " heads, zipf " << p.at("zipf");
-    s << ", seed " << plan.at("params").at("seed");
-  }
-  return s.str();
+  const WorkloadEntry* e = find_workload(workload);
+  const Json& params = plan.value("workload_params", Json::object()).value(workload, Json());
+  return e != nullptr && params.is_object() ? e->describe(params) : "(parameters not recorded)";
 }
 
 const std::map<std::string, std::string>& workload_notes();
@@ -80,12 +44,12 @@ const std::map<std::string, std::string>& workload_notes();
 // (median aggregate of the cell, and the medians of every cell for cross-cell ratios).
 struct ExtraColumn {
   const char* header;
-  std::function<std::string(const Cell& key, const Json& median, std::map<Cell, std::map<std::string, const Json*>>& agg)> text;
+  std::function<std::string(const CellKey& key, const Json& median, std::map<CellKey, std::map<std::string, const Json*>>& agg)> text;
 };
 
 // A median workload metric (workload_metrics block of the aggregate), formatted.
 ExtraColumn metric_column(const char* header, const char* key, const char* format, double scale = 1.0) {
-  return {header, [=](const Cell&, const Json& med, auto&) {
+  return {header, [=](const CellKey&, const Json& med, auto&) {
             const Json v = med.value("workload_metrics", Json::object()).value(key, Json());
             return fmt(v.is_number() ? Json(v.get<double>() / scale) : Json(), format);
           }};
@@ -94,8 +58,8 @@ ExtraColumn metric_column(const char* header, const char* key, const char* forma
 // xthread's blowup: its overhead ratio over alloc-test's at the same allocator and threads (the
 // same stream with no remote frees, run in the same matrix).
 ExtraColumn blowup_column() {
-  return {"blowup vs alloc-test", [](const Cell& key, const Json& med, auto& agg) {
-            const auto ref = agg.find(Cell{kAllocTestWorkload, std::get<1>(key), std::get<2>(key)});
+  return {"blowup vs alloc-test", [](const CellKey& key, const Json& med, auto& agg) {
+            const auto ref = agg.find(CellKey{"alloc-test", std::get<1>(key), std::get<2>(key)});
             if (ref == agg.end() || ref->second.count("median") == 0) return std::string("n/a");
             const Json& a = ref->second["median"]->at("overhead_ratio");
             const Json& x = med.at("overhead_ratio");
@@ -129,8 +93,8 @@ const std::vector<ExtraColumn>& extra_columns(const std::string& workload) {
 
 // Rows of a workload measured net of the void baseline (alloc-test, replay, fitted and the
 // workloads beyond the 2018 model that draw sizes), with the workload's extra columns.
-void baseline_rows(std::ostringstream& md, const std::string& wanted, const std::vector<Cell>& order,
-                   std::map<Cell, std::map<std::string, const Json*>>& agg) {
+void baseline_rows(std::ostringstream& md, const std::string& wanted, const std::vector<CellKey>& order,
+                   std::map<CellKey, std::map<std::string, const Json*>>& agg) {
   const std::vector<ExtraColumn>& extra = extra_columns(wanted);
   md << "| allocator | threads | reps ok | net cycles/pair | CV | net ns/pair | raw cycles/pair | overhead ratio | peak RSS MiB | speed vs system |";
   for (const auto& c : extra) md << " " << c.header << " |";
@@ -192,8 +156,8 @@ const std::map<std::string, std::string>& workload_notes() {
 
 // Allocator-induced false sharing: no void baseline (void hands every object the same buffer);
 // the baseline is the same write loop on private cache-line-aligned objects in the same cell.
-void false_sharing_rows(std::ostringstream& md, const std::string& workload, const std::vector<Cell>& order,
-                        std::map<Cell, std::map<std::string, const Json*>>& agg) {
+void false_sharing_rows(std::ostringstream& md, const std::string& workload, const std::vector<CellKey>& order,
+                        std::map<CellKey, std::map<std::string, const Json*>>& agg) {
   md << "| allocator | threads | reps ok | shared lines (mean) | shared lines (max) | objects on shared lines | write slowdown | CV | "
         "write cycles/write | private cycles/write | alloc cycles/pair |\n"
      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -218,8 +182,8 @@ void false_sharing_rows(std::ostringstream& md, const std::string& workload, con
         "also cover the baseline and barrier waits. In-tree allocators are per-thread instances: they cannot share lines between threads.\n";
 }
 
-void structure_rows(std::ostringstream& md, const std::string& workload, const std::vector<Cell>& order,
-                    std::map<Cell, std::map<std::string, const Json*>>& agg) {
+void structure_rows(std::ostringstream& md, const std::string& workload, const std::vector<CellKey>& order,
+                    std::map<CellKey, std::map<std::string, const Json*>>& agg) {
   md << "| allocator | threads | reps ok | build cycles/node | search cycles/visit | CV | search vs system | line util | page util | overhead ratio | peak RSS MiB |\n"
      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& key : order) {
@@ -238,7 +202,7 @@ void structure_rows(std::ostringstream& md, const std::string& workload, const s
 }
 
 // Gleipnir-style: per workload x allocator, the search phase's simulated demand fetches and misses.
-void simulation_rows(std::ostringstream& md, const Json& benchmarks, std::map<Cell, std::map<std::string, const Json*>>& agg) {
+void simulation_rows(std::ostringstream& md, const Json& benchmarks, std::map<CellKey, std::map<std::string, const Json*>>& agg) {
   std::vector<const Json*> sims;
   for (const auto& e : benchmarks)
     if (e.value("mode", "") == "simulate" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok") sims.push_back(&e);
@@ -252,7 +216,7 @@ void simulation_rows(std::ostringstream& md, const Json& benchmarks, std::map<Ce
      << "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const Json* e : sims) {
     const Json& s = e->at("simulated_cache");
-    const Cell key{e->at("workload").get<std::string>(), e->at("allocator").get<std::string>(), e->at("threads").get<unsigned>()};
+    const CellKey key{e->at("workload").get<std::string>(), e->at("allocator").get<std::string>(), e->at("threads").get<unsigned>()};
     const auto found = agg.find(key);
     const Json* med = found == agg.end() ? nullptr : found->second["median"];
     std::string hw = "n/a";
@@ -328,11 +292,11 @@ std::string markdown_table(const Json& results) {
      << ctx.value("thp_mode", "?") << "; " << ctx.value("date", "") << "; commit " << ctx.value("git_commit", "?") << "; "
      << plan.at("repetitions") << " repetitions, placement " << plan.at("placement").get<std::string>() << "\n";
 
-  std::map<Cell, std::map<std::string, const Json*>> agg;
-  std::vector<Cell> order;
-  std::map<Cell, std::vector<const Json*>> unmeasured;
+  std::map<CellKey, std::map<std::string, const Json*>> agg;
+  std::vector<CellKey> order;
+  std::map<CellKey, std::vector<const Json*>> unmeasured;
   for (const auto& e : results.at("benchmarks")) {
-    const Cell key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
+    const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("run_type") == "aggregate") {
       if (agg[key].empty()) order.push_back(key);
       agg[key][e.at("aggregate_name").get<std::string>()] = &e;
@@ -342,8 +306,10 @@ std::string markdown_table(const Json& results) {
   }
   for (const auto& w : workloads) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";
-    if (has_void_baseline(w)) baseline_rows(md, w, order, agg);
-    else if (is_false_sharing_workload(w)) false_sharing_rows(md, w, order, agg);
+    const WorkloadEntry* entry = find_workload(w);
+    const TableKind kind = entry != nullptr ? entry->table : TableKind::net_cost;
+    if (kind == TableKind::net_cost) baseline_rows(md, w, order, agg);
+    else if (kind == TableKind::false_sharing) false_sharing_rows(md, w, order, agg);
     else structure_rows(md, w, order, agg);
   }
   simulation_rows(md, results.at("benchmarks"), agg);

@@ -6,6 +6,7 @@
 
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "plan/cell_encoding.hpp"
 #include "results/results_file.hpp"
 #include "results/results_output.hpp"
 #include "platform/json_text.hpp"
@@ -34,8 +35,11 @@ const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
 
 nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
                             const fs::path& temp_folder, ChildOutcome& outcome) {
-  const AllocatorSpec& a = spec_of(plan, cell.spec.allocator);
-  const std::vector<std::string> argv = cell_command(executable, plan, cell);
+  const AllocatorSpec& a = spec_of(plan, cell.cell.allocator);
+  // The cell process reads the cell from a file: one encoding (plan/cell_encoding.hpp).
+  const fs::path cell_file = temp_folder / "cell.json";
+  write_file_atomically(cell_file, json_text(cell_to_json(cell.cell)) + "\n");
+  const std::vector<std::string> argv = {executable, "run", "--cell", cell_file.string()};
   EnvironmentChanges env = preload_environment(a);
   env["TMPDIR"] = temp_folder.string();  // a killed cell's leftovers stay there, removed with the folder
   outcome = run_child(argv, env, plan.cell_timeout_s);
@@ -45,7 +49,7 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   }
   if (!record.is_object()) record = unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, plan.cell_timeout_s));
   record.update(cell_identity(cell, a, plan.repetitions));
-  record["command"] = shell_command_line(argv);  // reproduces the cell by hand
+  record["command"] = shell_command_line(cell_command(executable, cell.cell));  // reproduces the cell by hand
   if (!outcome.succeeded() && record.value("status", "") == "ok") {
     record["status"] = "failed";
     record["reason"] = describe_failure(outcome, plan.cell_timeout_s);
@@ -71,7 +75,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   double kind_spent_s[2] = {0, 0};
   std::size_t kind_ran[2] = {0, 0}, kind_left[2] = {0, 0};
   for (const auto& cell : cells)
-    if (!journal.records().count(cell.key)) ++kind_left[cell.spec.mode() == "timing" ? 0 : 1];
+    if (!journal.records().count(cell.key)) ++kind_left[cell.cell.mode == CellMode::timing ? 0 : 1];
   std::size_t failed = 0;
   for (const auto& cell : cells) {
     if (journal.records().count(cell.key)) continue;
@@ -86,7 +90,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     ++done;
     ++ran;
     spent_s += outcome.elapsed_s;
-    const int kind = cell.spec.mode() == "timing" ? 0 : 1;
+    const int kind = cell.cell.mode == CellMode::timing ? 0 : 1;
     kind_spent_s[kind] += outcome.elapsed_s;
     ++kind_ran[kind];
     --kind_left[kind];
@@ -96,10 +100,10 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     for (int k = 0; k < 2; ++k)  // a kind not seen yet is estimated at the other kind's mean
       eta += (kind_ran[k] > 0 ? kind_spent_s[k] / double(kind_ran[k]) : spent_s / double(ran)) * double(kind_left[k]);
     char line[320];
-    const std::string rep = cell.spec.mode() != "timing" ? cell.spec.mode()
+    const std::string rep = cell.cell.mode != CellMode::timing ? std::string(to_string(cell.cell.mode))
                                                          : "rep " + std::to_string(cell.repetition + 1) + "/" + std::to_string(plan.repetitions);
     std::snprintf(line, sizeof line, "[%3zu/%zu] %-9s threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  ETA %s", done, total,
-                  rep.c_str(), cell.spec.params.threads, cell.spec.workload.c_str(), cell.spec.allocator.c_str(),
+                  rep.c_str(), cell.cell.threads, cell.cell.workload.c_str(), cell.cell.allocator.c_str(),
                   ok ? "ok" : "FAILED", outcome.elapsed_s, clock_text(spent_s).c_str(), clock_text(eta).c_str());
     std::cerr << line << (ok ? "" : "  (" + record.value("reason", std::string("?")) + ")") << "\n";
   }

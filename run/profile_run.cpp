@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "plan/cell_encoding.hpp"
+#include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
 #include "results/record_printing.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
@@ -62,25 +64,35 @@ nlohmann::json run_pass(const std::vector<std::string>& argv, const EnvironmentC
 
 }  // namespace
 
-int run_profile(const std::vector<std::string>& cell_argv, const std::vector<std::string>& probe_argv, const AllocatorSpec& spec) {
+int run_profile(const Cell& cell, const AllocatorSpec& spec) {
+  std::error_code ec;
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
   const EnvironmentChanges env = preload_environment(spec);
+  std::vector<std::string> probe_argv = {exe, "probe", "--one", spec.name};
+  if (!cell.manifest.empty()) probe_argv.insert(probe_argv.end(), {"--manifest", cell.manifest});
+  if (!cell.allocator_library.empty()) probe_argv.push_back("--add-allocator=" + cell.allocator + "=" + cell.allocator_library);
   const nlohmann::json fp = run_pass(probe_argv, env, "fingerprint");
   if (fp.is_discarded()) return kExitCellFailed;
   const Bounds bounds = bounds_from(fp);
 
-  std::vector<std::string> sample_argv = cell_argv;
-  for (const char* a : {"--profile-pass", "sample", "--small-limit"}) sample_argv.push_back(a);
-  sample_argv.push_back(std::to_string(bounds.small_limit));
-  sample_argv.push_back("--large-from");
-  sample_argv.push_back(std::to_string(bounds.large_from));
-  nlohmann::json record = run_pass(sample_argv, env, "sample pass");
-  if (record.is_discarded()) return kExitCellFailed;
-
-  const std::filesystem::path dir = make_temporary_folder("allocstress-strace-"), trace = dir / "trace";
-  std::vector<std::string> syscall_cell = cell_argv;
-  syscall_cell.push_back("--profile-pass");
-  syscall_cell.push_back("syscalls");
-  const std::vector<std::string> traced = syscall_trace_command(syscall_cell, trace);
+  // Each pass is the same cell, told which pass it is, as a cell file.
+  const std::filesystem::path dir = make_temporary_folder("allocstress-profile-"), trace = dir / "trace";
+  auto pass_argv = [&](const char* pass) {
+    Cell c = cell;
+    c.profile.pass = pass;
+    c.profile.small_limit = bounds.small_limit;
+    c.profile.large_from = bounds.large_from;
+    const std::filesystem::path file = dir / (std::string(pass) + "-cell.json");
+    write_file_atomically(file, json_text(cell_to_json(c)) + "\n");
+    return std::vector<std::string>{exe, "run", "--cell", file.string()};
+  };
+  nlohmann::json record = run_pass(pass_argv("sample"), env, "sample pass");
+  if (record.is_discarded()) {
+    std::filesystem::remove_all(dir, ec);
+    return kExitCellFailed;
+  }
+  const std::vector<std::string> traced = syscall_trace_command(pass_argv("syscalls"), trace);
   const nlohmann::json traced_record = run_pass(traced, env, "syscall pass");
   nlohmann::json syscalls;
   std::string failure;
@@ -95,7 +107,6 @@ int run_profile(const std::vector<std::string>& cell_argv, const std::vector<std
       failure = e.what();
     }
   }
-  std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 
   record["mode"] = "profile";

@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "allocators/allocator_catalog.hpp"
+#include "cells/cell.hpp"
 #include "platform/child_process.hpp"
 
 namespace allocstress {
 
-// pre: cell_argv = {exe, "run", ...the cell's options..., "--profile", ...}; `spec` is a drop-in.
-// `probe_argv` = {exe, "probe", ...} naming the allocator.  Returns the exit code of `run`.
-int run_profile(const std::vector<std::string>& cell_argv, const std::vector<std::string>& probe_argv, const AllocatorSpec& spec);
+// pre: cell.mode is profile, cell.profile.pass is "" (the outer process); `spec` is a drop-in.
+// Returns the exit code of `run`.
+int run_profile(const Cell& cell, const AllocatorSpec& spec);
 
 }  // namespace allocstress

@@ -128,7 +128,7 @@ std::string submit_cells(const SlurmResultsDir& dir, const SlurmOptions& o, cons
   fs::create_directories(dir.logs());
   std::ostringstream script;
   script << "#!/bin/sh\n"
-         << "# allocstress: one matrix cell per array task (allocstress run-cell DIR TASK); written by `allocstress matrix --backend slurm`.\n"
+         << "# allocstress: one matrix cell per array task (allocstress slurm run-cell DIR TASK); written by `allocstress slurm submit`.\n"
          << "#SBATCH --job-name=allocstress\n"
          << "#SBATCH --array=" << array << "\n"
          << "#SBATCH --exclusive\n"
@@ -137,7 +137,7 @@ std::string submit_cells(const SlurmResultsDir& dir, const SlurmOptions& o, cons
          << "#SBATCH --output=" << (dir.logs() / "%A_%a.out").string() << "\n";
   if (!o.partition.empty()) script << "#SBATCH --partition=" << o.partition << "\n";
   if (!o.time_limit.empty()) script << "#SBATCH --time=" << o.time_limit << "\n";
-  script << "exec " << shell_command_line({executable, "run-cell", fs::absolute(dir.root).string()}) << " \"$SLURM_ARRAY_TASK_ID\"\n";
+  script << "exec " << shell_command_line({executable, "slurm", "run-cell", fs::absolute(dir.root).string()}) << " \"$SLURM_ARRAY_TASK_ID\"\n";
   write_file_atomically(dir.job_script(), script.str());
   const ChildOutcome o_sbatch = slurm_command("sbatch", {"--parsable", "--chdir", fs::absolute(dir.root).string(), dir.job_script().string()});
   if (!o_sbatch.succeeded())

@@ -4,10 +4,10 @@ R=(--out "$T/r.json")
 printf 'ghost libghost.so.9 libghost9\n' > "$T/ghost.tsv"
 
 expect_error 2 "unknown allocator 'nosuch'"     -- "$ALLOCSTRESS" matrix "${R[@]}" --allocators nosuch
-expect_error 2 "does not exist: /nonexistent"   -- "$ALLOCSTRESS" matrix "${R[@]}" --allocator x=/nonexistent/lib.so
+expect_error 2 "does not exist: /nonexistent"   -- "$ALLOCSTRESS" matrix "${R[@]}" --add-allocator x=/nonexistent/lib.so
 expect_error 2 "install Debian package libghost9" -- "$ALLOCSTRESS" matrix "${R[@]}" --manifest "$T/ghost.tsv" --allocators ghost
-expect_error 2 "failed the preload check"       -- "$ALLOCSTRESS" matrix "${R[@]}" --allocator bogus=/etc/hostname
-expect_error 2 "failed the preload check"       -- "$ALLOCSTRESS" matrix "${R[@]}" --allocator nomalloc="$NO_MALLOC"
+expect_error 2 "failed the preload check"       -- "$ALLOCSTRESS" matrix "${R[@]}" --add-allocator bogus=/etc/hostname
+expect_error 2 "failed the preload check"       -- "$ALLOCSTRESS" matrix "${R[@]}" --add-allocator nomalloc="$NO_MALLOC"
 expect_error 2 "0 threads"                      -- "$ALLOCSTRESS" matrix "${R[@]}" --threads 0
 expect_error 2 "'two' is not a positive whole number" -- "$ALLOCSTRESS" matrix "${R[@]}" --threads two
 expect_error 2 "usable PUs"                     -- "$ALLOCSTRESS" matrix "${R[@]}" --threads 4096
@@ -26,7 +26,7 @@ expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix 
 expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix "${R[@]}" --timeout -3
 expect_error 2 "must end in .json"              -- "$ALLOCSTRESS" matrix --out "$T/r.md"
 expect_error 2 "cannot read allocator manifest" -- "$ALLOCSTRESS" list --manifest "$T/none.tsv"
-expect_error 2 "unknown workload 'hashmap' (accepted: alloc-test, bintree, linkedlist, multilist, replay, fitted, xthread, larson, lifetime, phase-ramp, phase-plateau, phase-peak, false-sharing-active, false-sharing-passive)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree,hashmap
+expect_error 2 "unknown workload 'hashmap' (accepted: alloc-test, bintree, linkedlist, multilist, xthread, larson, lifetime, phase-ramp, phase-plateau, phase-peak, false-sharing-active, false-sharing-passive, replay, fitted)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree,hashmap
 expect_error 2 "bintree: --node-size out of range: 16 (accepted: 32..65536)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree --node-size 16
 expect_error 2 "--node-size 36 is not a multiple of 8" -- "$ALLOCSTRESS" run --allocator pool --workload linkedlist --node-size 36
 expect_error 2 "--churn out of range: 101 (accepted: 0..100)" -- "$ALLOCSTRESS" run --allocator pool --workload bintree --churn 101

@@ -45,12 +45,12 @@ half=$("$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 "${T
 check "xthread 1 thread" 'm["remote_frees"] == 0 and any("one thread" in w for w in r["warnings"])' \
   -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 1 "${TINY[@]}" --remote-share 50
 check "larson 1 thread" 'm["remote_frees"] == 0 and any("one thread" in w for w in r["warnings"])' \
-  -- "$ALLOCSTRESS" run --allocator pool --workload larson --threads 1 "${TINY[@]}" --rounds 4
+  -- "$ALLOCSTRESS" run --allocator pool --workload larson --threads 1 "${TINY[@]}" --larson-rounds 4
 
 # Bad parameters.
 expect_error 2 "--remote-share"  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 --remote-share 150
 expect_error 2 "queue capacity"  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 --queue-capacity 0
-expect_error 2 "rounds"          -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --rounds 0
-expect_error 2 "rounds out of range: 100" -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --iterations 10 --rounds 100
+expect_error 2 "rounds"          -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --larson-rounds 0
+expect_error 2 "rounds out of range: 100" -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --iterations 10 --larson-rounds 100
 
 finish

@@ -3,7 +3,7 @@
 # no line; bad parameters and the void allocator give one error line and exit 2.
 source "$(dirname "$0")/lib.sh"
 
-SMALL=(--threads 2 --object-size 8 --objects 16 --writes 200 --rounds 200)
+SMALL=(--threads 2 --object-size 8 --objects 16 --writes 200 --fs-rounds 200)
 
 # check_record FILE KIND ALLOCATOR: status, counts and metrics of one record.
 check_record() {
@@ -48,7 +48,7 @@ run=("$ALLOCSTRESS" run --allocator system --workload false-sharing-active)
 expect_error 2 "--object-size out of range: 0 (accepted: 1..4096)" -- "${run[@]}" --object-size 0
 expect_error 2 "--objects out of range: 0"                         -- "${run[@]}" --objects 0
 expect_error 2 "--writes out of range: 0"                          -- "${run[@]}" --writes 0
-expect_error 2 "--rounds out of range: 0"                          -- "${run[@]}" --rounds 0
+expect_error 2 "--fs-rounds out of range: 0"                       -- "${run[@]}" --fs-rounds 0
 expect_error 2 "void"                                              -- "$ALLOCSTRESS" run --allocator void --workload false-sharing-passive
 
 finish

@@ -10,7 +10,7 @@ R=(--allocators system,pool --threads 1 --reps 2 "${TINY[@]}")
 /usr/bin/python3 - "$T/plan.json" <<'PY' && pass || fail "plan file content"
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["format"] == "allocstress-plan" and p["version"] == 1
+assert p["format"] == "allocstress-plan" and p["version"] == 2
 cells = p["cells"]
 assert [c["index"] for c in cells] == list(range(6)), cells            # void, pool, system x 2 reps
 assert {c["allocator"] for c in cells} == {"void", "pool", "system"}
@@ -43,7 +43,7 @@ if [ -n "$(command -v sbatch)" ] && [ -n "$(command -v scontrol)" ] && [ -n "$(c
   printf 'ClusterName=none\nSlurmctldHost=localhost\nSlurmctldPort=1\nNodeName=localhost\nPartitionName=p Nodes=localhost\n' >"$T/slurm.conf"
   expect_error 2 "controller is unreachable" -- env SLURM_CONF="$T/slurm.conf" "$ALLOCSTRESS" matrix "${R[@]}" --backend slurm --results-dir "$T/d"
 fi
-expect_error 2 "does not exist" -- "$ALLOCSTRESS" status "$T/missing"
-expect_error 2 "does not exist" -- "$ALLOCSTRESS" merge "$T/missing" -o "$T/x.json"
-expect_error 2 "cannot open the plan file" -- "$ALLOCSTRESS" merge "$T/readonly" -o "$T/x.json"
+expect_error 2 "does not exist" -- "$ALLOCSTRESS" slurm status "$T/missing"
+expect_error 2 "does not exist" -- "$ALLOCSTRESS" slurm merge "$T/missing" -o "$T/x.json"
+expect_error 2 "cannot open the plan file" -- "$ALLOCSTRESS" slurm merge "$T/readonly" -o "$T/x.json"
 finish

@@ -44,7 +44,7 @@ tids_of() { grep -v '^#' "$1" | awk '{print $2}' | sort -u; }
 pids_of() { grep -v '^#' "$1" | awk '{print $1}' | sort -u; }
 
 # --- every function and variant, exactly ---------------------------------------------------------
-trace --out "$T/seq" -- "$KNOWN_SEQUENCE" sequence > "$T/seq.expected" 2> "$T/seq.err" || fail "sequence: exit $?: $(cat "$T/seq.err")"
+trace --out-prefix "$T/seq" -- "$KNOWN_SEQUENCE" sequence > "$T/seq.expected" 2> "$T/seq.err" || fail "sequence: exit $?: $(cat "$T/seq.err")"
 seq_file=$(ls "$T"/seq.*.ast)
 check_exact "sequence" "$T/seq.expected" "$seq_file" "$(tids_of "$T/seq.expected")"
 grep -q "^allocstress: trace: $seq_file: [0-9]* events, 1 thread" "$T/seq.err" && pass || fail "sequence: no summary line: $(cat "$T/seq.err")"
@@ -56,7 +56,7 @@ for op in malloc calloc realloc reallocarray free posix_memalign aligned_alloc m
 done
 
 # --- call sites: one site for the four malloc(4096) of one loop, another for calloc -----------------
-trace --out "$T/sites" --call-sites -- "$KNOWN_SEQUENCE" sequence > /dev/null 2>&1 || fail "call sites: exit $?"
+trace --out-prefix "$T/sites" --call-sites -- "$KNOWN_SEQUENCE" sequence > /dev/null 2>&1 || fail "call sites: exit $?"
 sites_file=$(ls "$T"/sites.*.ast)
 "$DUMP_TRACE" --summary "$sites_file" | grep -q "flags 1 " && pass || fail "call sites: file header lacks the call-site flag"
 loop_sites=$(marked "$sites_file" | awk '$1 == "malloc" && $2 == 4096 {print $6}' | sort -u)
@@ -66,19 +66,19 @@ else fail "call sites: loop sites '$loop_sites', calloc site '$calloc_site'"; fi
 [ "$(events "$seq_file" | awk '$6 != 0' | wc -l)" = 0 ] && pass || fail "call sites recorded without --call-sites"
 
 # --- two threads, cross-thread frees --------------------------------------------------------------
-trace --out "$T/thr" -- "$KNOWN_SEQUENCE" threads > "$T/thr.expected" 2> "$T/thr.err" || fail "threads: exit $?"
+trace --out-prefix "$T/thr" -- "$KNOWN_SEQUENCE" threads > "$T/thr.expected" 2> "$T/thr.err" || fail "threads: exit $?"
 thr_file=$(ls "$T"/thr.*.ast)
 grep -q "events, 2 threads" "$T/thr.err" && pass || fail "threads: $(cat "$T/thr.err")"
 for tid in $(tids_of "$T/thr.expected"); do check_exact "threads (tid $tid)" "$T/thr.expected" "$thr_file" "$tid"; done
 [ "$(tids_of "$T/thr.expected" | wc -l)" = 2 ] && pass || fail "threads: expected events of 2 threads"
 
 # --- 20 short-lived threads: each one's events are written at its exit ------------------------------
-trace --out "$T/churn" -- "$KNOWN_SEQUENCE" churn > "$T/churn.expected" 2> "$T/churn.err" || fail "thread churn: exit $?"
+trace --out-prefix "$T/churn" -- "$KNOWN_SEQUENCE" churn > "$T/churn.expected" 2> "$T/churn.err" || fail "thread churn: exit $?"
 grep -q "events, 21 threads" "$T/churn.err" && pass || fail "thread churn: $(cat "$T/churn.err")"
 for tid in $(tids_of "$T/churn.expected"); do check_exact "thread churn (tid $tid)" "$T/churn.expected" "$(ls "$T"/churn.*.ast)" "$tid"; done
 
 # --- exit() while another thread allocates: both threads' pending events are written -----------------
-trace --out "$T/busy" -- "$KNOWN_SEQUENCE" busy_exit > "$T/busy.expected" 2> "$T/busy.err" || fail "busy exit: exit $?"
+trace --out-prefix "$T/busy" -- "$KNOWN_SEQUENCE" busy_exit > "$T/busy.expected" 2> "$T/busy.err" || fail "busy exit: exit $?"
 busy_file=$(ls "$T"/busy.*.ast)
 check_exact "busy exit (main thread)" "$T/busy.expected" "$busy_file" "$(tids_of "$T/busy.expected")"
 busy_calls=$(awk '/^# busy/ {print $3}' "$T/busy.expected")
@@ -88,7 +88,7 @@ worker_events=$("$DUMP_TRACE" "$busy_file" | awk '!/^#/ && $1 == 1' | wc -l)
 [ "$worker_events" -ge $((2 * busy_calls + 2)) ] && pass || fail "busy exit: $worker_events worker events, at least $((2 * busy_calls + 2)) were published"
 
 # --- fork: each child writes a file of its own, without the parent's pending events ------------------
-trace --out "$T/fork" -- "$KNOWN_SEQUENCE" fork > "$T/fork.expected" 2> "$T/fork.err" || fail "fork: exit $?"
+trace --out-prefix "$T/fork" -- "$KNOWN_SEQUENCE" fork > "$T/fork.expected" 2> "$T/fork.err" || fail "fork: exit $?"
 [ "$(ls "$T"/fork.*.ast | wc -l)" = 3 ] && pass || fail "fork: $(ls "$T"/fork.*.ast | wc -l) trace files, 3 expected (parent, 2 children)"
 for pid in $(pids_of "$T/fork.expected"); do
   f="$T/fork.$pid.ast"
@@ -99,12 +99,12 @@ n3001=0; for f in "$T"/fork.*.ast; do events "$f" | grep -q "^malloc 3001 " && n
 [ "$n3001" = 1 ] && pass || fail "fork: the parent's pending malloc(3001) is in $n3001 files (1 expected: the parent's)"
 
 # --- abort(): the SIGABRT handler writes the pending events, then the default action --------------
-rc=0; trace --out "$T/abrt" -- "$KNOWN_SEQUENCE" abort > "$T/abrt.expected" 2>/dev/null || rc=$?
+rc=0; trace --out-prefix "$T/abrt" -- "$KNOWN_SEQUENCE" abort > "$T/abrt.expected" 2>/dev/null || rc=$?
 [ "$rc" = 134 ] && pass || fail "abort: exit $rc, expected 134 (128 + SIGABRT)"
 check_exact "abort" "$T/abrt.expected" "$(ls "$T"/abrt.*.ast)" "$(tids_of "$T/abrt.expected")"
 
 # --- exec: the old image's events are written first, the new image writes a second file -----------
-trace --out "$T/exec" -- "$KNOWN_SEQUENCE" exec > "$T/exec.expected" 2>/dev/null || fail "exec: exit $?"
+trace --out-prefix "$T/exec" -- "$KNOWN_SEQUENCE" exec > "$T/exec.expected" 2>/dev/null || fail "exec: exit $?"
 pid=$(awk 'NR == 1 {print $1}' "$T/exec.expected")
 if [ -f "$T/exec.$pid.ast" ] && [ -f "$T/exec.$pid.1.ast" ]; then
   events "$T/exec.$pid.ast" | grep -q "^malloc 4001 " && pass || fail "exec: the first image's events are missing"
@@ -137,7 +137,7 @@ head -c $((size - 100)) "$T/kill.$loop_pid.ast" > "$T/cut.ast"
 
 # --- on top of jemalloc -------------------------------------------------------------------------------
 if [ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ]; then
-  trace --out "$T/je" --allocator jemalloc -- "$KNOWN_SEQUENCE" sequence > "$T/je.expected" 2>/dev/null || fail "jemalloc: exit $?"
+  trace --out-prefix "$T/je" --allocator jemalloc -- "$KNOWN_SEQUENCE" sequence > "$T/je.expected" 2>/dev/null || fail "jemalloc: exit $?"
   grep -q "^# jemalloc yes" "$T/je.expected" && pass || fail "jemalloc: the program did not run on jemalloc"
   check_exact "jemalloc" "$T/je.expected" "$(ls "$T"/je.*.ast)" "$(tids_of "$T/je.expected")"
 else
@@ -146,7 +146,7 @@ fi
 
 # --- real programs nobody here wrote -------------------------------------------------------------------
 seq 1 100000 | awk '{print (($1 * 7919) % 100003)}' > "$T/numbers.txt"
-trace --out "$T/sort" -- sort -n "$T/numbers.txt" > "$T/sorted.txt" 2> "$T/sort.err" || fail "sort: exit $?"
+trace --out-prefix "$T/sort" -- sort -n "$T/numbers.txt" > "$T/sorted.txt" 2> "$T/sort.err" || fail "sort: exit $?"
 sort -n "$T/numbers.txt" | cmp -s - "$T/sorted.txt" && pass || fail "sort: output differs when traced"
 sort_file=$(ls "$T"/sort.*.ast)
 "$DUMP_TRACE" --summary "$sort_file" | grep -q "^# command sort -n" && pass || fail "sort: command line not recorded"
@@ -158,14 +158,14 @@ total=$(events "$sort_file" | wc -l)
 
 # python3: 20000 bytes objects of 1000 zero bytes (1033 with the object header, above pymalloc's
 # 512-byte limit, so from the C allocator: calloc) are 20000 allocations at least.
-trace --out "$T/py" -- /usr/bin/python3 -c "x = [bytes(1000) for i in range(20000)]" 2>/dev/null || fail "python3: exit $?"
+trace --out-prefix "$T/py" -- /usr/bin/python3 -c "x = [bytes(1000) for i in range(20000)]" 2>/dev/null || fail "python3: exit $?"
 n=$(events "$(ls "$T"/py.*.ast)" | awk '($1 == "malloc" || $1 == "calloc") && $2 >= 1000 && $2 <= 1100' | wc -l)
 [ "$n" -ge 20000 ] && pass || fail "python3: $n allocations of 1000..1100 bytes, expected >= 20000"
 
 # --- the program's exit status is passed on -------------------------------------------------------------
-rc=0; trace --out "$T/rc" -- /bin/sh -c 'exit 7' 2>/dev/null || rc=$?
+rc=0; trace --out-prefix "$T/rc" -- /bin/sh -c 'exit 7' 2>/dev/null || rc=$?
 [ "$rc" = 7 ] && pass || fail "exit status 7 came back as $rc"
-rc=0; trace --out "$T/rc" -- /bin/sh -c 'kill -TERM $$' 2>/dev/null || rc=$?
+rc=0; trace --out-prefix "$T/rc" -- /bin/sh -c 'kill -TERM $$' 2>/dev/null || rc=$?
 [ "$rc" = 143 ] && pass || fail "SIGTERM came back as $rc, expected 143"
 rm -f "$T"/rc.*
 
@@ -174,15 +174,15 @@ mkdir "$T/bad" && cd "$T/bad"
 T="$T/bad"
 touch "$T/a-file"
 expect_error 2 "trace: no program given" -- "$ALLOCSTRESS" trace
-expect_error 2 "trace: no program given" -- "$ALLOCSTRESS" trace --out "$T/x" --
-expect_error 2 "output folder /nonexistent does not exist" -- "$ALLOCSTRESS" trace --out /nonexistent/x -- /bin/true
-expect_error 2 "is not a folder" -- "$ALLOCSTRESS" trace --out "$T/a-file/x" -- /bin/true
+expect_error 2 "trace: no program given" -- "$ALLOCSTRESS" trace --out-prefix "$T/x" --
+expect_error 2 "output folder /nonexistent does not exist" -- "$ALLOCSTRESS" trace --out-prefix /nonexistent/x -- /bin/true
+expect_error 2 "is not a folder" -- "$ALLOCSTRESS" trace --out-prefix "$T/a-file/x" -- /bin/true
 if [ ! -w /proc/sys ]; then
-  expect_error 2 "output folder /proc/sys is not writable" -- "$ALLOCSTRESS" trace --out /proc/sys/x -- /bin/true
+  expect_error 2 "output folder /proc/sys is not writable" -- "$ALLOCSTRESS" trace --out-prefix /proc/sys/x -- /bin/true
 else
   echo "note: /proc/sys is writable here, the not-writable check skipped"
 fi
-expect_error 2 "--out takes a file name prefix, not a folder" -- "$ALLOCSTRESS" trace --out "$T/" -- /bin/true
+expect_error 2 "--out-prefix takes a file name prefix, not a folder" -- "$ALLOCSTRESS" trace --out-prefix "$T/" -- /bin/true
 expect_error 2 "--level 20 is out of range (accepted: -7..19" -- "$ALLOCSTRESS" trace --level 20 -- /bin/true
 expect_error 2 "--level" -- "$ALLOCSTRESS" trace --level many -- /bin/true
 expect_error 2 "unknown allocator 'nosuch'" -- "$ALLOCSTRESS" trace --allocator nosuch -- /bin/true
@@ -192,7 +192,7 @@ expect_error 2 "is not an executable file" -- "$ALLOCSTRESS" trace -- "$T/a-file
 [ -z "$(ls "$T" | grep -v -e a-file -e stderr)" ] && pass || fail "bad input left files: $(ls "$T")"
 # The tracer library missing beside the executable (and no install tree): exit 1, one line.
 mkdir "$T/bin" && cp "$ALLOCSTRESS" "$T/bin/allocstress"
-expect_error 1 "the tracer library is missing" -- "$T/bin/allocstress" trace --out "$T/bin/x" -- /bin/true
+expect_error 1 "the tracer library is missing" -- "$T/bin/allocstress" trace --out-prefix "$T/bin/x" -- /bin/true
 rm -rf "$T/bin"
 # Bad settings given to the library directly: one line, the program runs untraced.
 for bad in ALLOCSTRESS_TRACE_LEVEL=99 ALLOCSTRESS_TRACE_CALL_SITES=yes ALLOCSTRESS_TRACE_OUT=; do

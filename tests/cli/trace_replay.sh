@@ -76,7 +76,7 @@ expect_error 2 "needs --trace" -- "$ALLOCSTRESS" run --allocator pool --workload
 expect_error 2 "applies to replay only" -- "$ALLOCSTRESS" run --allocator pool --trace "$T/one.ast"
 expect_error 2 "--slots applies to alloc-test, xthread and larson only, not to replay" -- "$ALLOCSTRESS" replay "$T/one.ast" --slots 1000 --out "$T/x.json"
 expect_error 2 "cannot share a matrix" -- "$ALLOCSTRESS" matrix --workload replay,alloc-test --trace "$T/one.ast" --out "$T/x.json"
-expect_error 2 "do not apply to replay" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/one.ast" --cache-sim
+expect_error 2 "--cache-sim applies to bintree, linkedlist and multilist (their search phase), not to replay" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/one.ast" --cache-sim
 expect_error 2 "drop --workload" -- "$ALLOCSTRESS" replay "$T/one.ast" --workload bintree --out "$T/x.json"
 expect_error 2 "memory access" -- "$ALLOCSTRESS" replay "$T/one.ast" --access sometimes --out "$T/x.json"
 finish

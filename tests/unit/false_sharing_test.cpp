@@ -113,7 +113,7 @@ TEST(FalseSharingSpec, ValidateRejectsOutOfRangeFields) {
   EXPECT_EQ(message({.objects = 0}), "--objects out of range: 0 (accepted: 1..1000000)");
   EXPECT_EQ(message({.objects = 1'000'001}), "--objects out of range: 1000001 (accepted: 1..1000000)");
   EXPECT_EQ(message({.writes = 0}), "--writes out of range: 0 (accepted: 1..1000000000)");
-  EXPECT_EQ(message({.rounds = 0}), "--rounds out of range: 0 (accepted: 1..10000000)");
+  EXPECT_EQ(message({.rounds = 0}), "--fs-rounds out of range: 0 (accepted: 1..10000000)");
   EXPECT_EQ(message({.object_size = 4096, .objects = 16385}),
             "--objects x --object-size out of range: 67112960 bytes per thread (accepted: 1..67108864)");
   EXPECT_TRUE(is_false_sharing_workload("false-sharing-active"));

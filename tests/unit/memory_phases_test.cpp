@@ -14,7 +14,7 @@
 
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
-#include "cells/phase_cell.hpp"
+#include "cells/workload_registry.hpp"
 
 namespace allocstress {
 namespace {
@@ -295,24 +295,28 @@ TEST(MemoryPhases, TheOperationBudgetMustCarryTheShape) {
 }
 
 // A whole cell: 2 threads meeting at the checkpoints, the series and the metrics.
-nlohmann::json run_cell(const std::string& workload, const std::string& allocator, unsigned threads) {
-  CellSpec cell;
+nlohmann::json measure_cell(const std::string& workload, const std::string& allocator, unsigned threads) {
+  Cell cell;
   cell.allocator = allocator;
   cell.workload = workload;
-  cell.params = params(600'000);
-  cell.params.threads = cell.placement.threads = threads;
+  cell.threads = threads;
   cell.placement.oversubscribe = true;
-  cell.phases = spec(threads * (1u << 20), 0.9, 2);
-  cell.phases.pause_ms = 20;
+  const AllocTestParams p = params(600'000);
+  const PhaseSpec s = spec(threads * (1u << 20), 0.9, 2);
+  cell.params = {{"size_model", "inverse"},  {"max_size_exp", p.max_size_exp}, {"iterations_per_thread", p.iterations_per_thread},
+                 {"memory_access", to_string(p.access)}, {"seed", p.seed},     {"live_bytes", s.live_bytes},
+                 {"drop_share", s.drop_share}, {"peaks", s.peaks},             {"pause_ms", 20},
+                 {"drop_order", to_string(s.drop_order)}};
   AllocatorSpec a;
   a.name = allocator;
   a.kind = allocator == "pool" ? AllocatorKind::in_tree : AllocatorKind::drop_in;
   const Topology topology;
-  return run_phase_cell(cell, a, topology, topology.choose_pus(cell.placement));
+  workload_entry(workload).check(cell.params, threads);
+  return run_cell(cell, a, topology, topology.choose_pus(cell.placement_request()));
 }
 
 TEST(MemoryPhases, ACellRecordsItsSeriesCheckpointsAndMetrics) {
-  const nlohmann::json rec = run_cell(kPhasePeakWorkload, "system", 2);
+  const nlohmann::json rec = measure_cell(kPhasePeakWorkload, "system", 2);
   ASSERT_EQ(rec.at("status"), "ok") << rec.dump();
   EXPECT_EQ(rec.at("mallocs").get<std::uint64_t>() + rec.at("frees").get<std::uint64_t>(), 2u * 600'000u);
   EXPECT_GT(rec.at("cycles_per_pair").get<double>(), 0);
@@ -357,7 +361,7 @@ TEST(MemoryPhases, ACellRecordsItsSeriesCheckpointsAndMetrics) {
 }
 
 TEST(MemoryPhases, RampAndPlateauCellsGiveTheirMetrics) {
-  const nlohmann::json ramp = run_cell(kPhaseRampWorkload, "pool", 1), plateau = run_cell(kPhasePlateauWorkload, "pool", 1);
+  const nlohmann::json ramp = measure_cell(kPhaseRampWorkload, "pool", 1), plateau = measure_cell(kPhasePlateauWorkload, "pool", 1);
   ASSERT_EQ(ramp.at("status"), "ok") << ramp.dump();
   ASSERT_EQ(plateau.at("status"), "ok") << plateau.dump();
   EXPECT_TRUE(ramp.at("workload_metrics").at("rss_per_live_at_half").is_number());

@@ -19,7 +19,7 @@ void validate(const FalseSharingSpec& s) {
   range("--object-size", s.object_size, kMaxFalseSharingObjectSize);
   range("--objects", s.objects, kMaxFalseSharingObjects);
   range("--writes", s.writes, kMaxFalseSharingWrites);
-  range("--rounds", s.rounds, kMaxFalseSharingRounds);
+  range("--fs-rounds", s.rounds, kMaxFalseSharingRounds);
   if (s.objects * s.object_size > kMaxFalseSharingBytesPerThread)
     throw std::invalid_argument("--objects x --object-size out of range: " + std::to_string(s.objects * s.object_size) +
                                 " bytes per thread (accepted: 1.." + std::to_string(kMaxFalseSharingBytesPerThread) + ")");

@@ -1,0 +1,52 @@
+// One cell of a matrix: which allocator runs which workload, with which parameters, on how many
+// threads placed how, in which mode.  A cell crosses every process boundary as one JSON object
+// (plan/cell_encoding.hpp: what `allocstress run --cell FILE` reads and a plan file lists); the
+// workload's own parameters stay JSON here, in the form its registry entry defines
+// (workload_registry.hpp), so that this type never changes when a workload is added.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "platform/topology.hpp"
+
+namespace allocstress {
+
+// timing: the measured run every table is built from; simulate: the same cell under callgrind's
+// cache simulator (`--cache-sim`); profile: the separate, labelled profile run (`--profile`).
+enum class CellMode { timing, simulate, profile };
+std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile"
+// Throws std::invalid_argument naming the accepted modes.
+CellMode parse_cell_mode(std::string_view text);
+
+// A profile run of an alloc-test cell (run/profile_run.hpp): the outer process fingerprints the
+// allocator, then runs the cell twice, as pass "sample" (latency histograms, counters, memory
+// breakdown) and pass "syscalls" (under strace).  The passes get the size-class bounds.
+struct ProfileSpec {
+  std::uint64_t sample_every = 64;     // 1 in N operations is timed
+  std::string pass;                    // "" (outer), "sample" or "syscalls"
+  std::uint64_t small_limit = 1024;    // sizes below are "small" (from the fingerprint)
+  std::uint64_t large_from = 0;        // sizes from here are "large"; 0 = none
+};
+
+struct Cell {
+  std::string allocator;          // a catalogue name
+  std::string allocator_library;  // non-empty: an allocator added as NAME=PATH, this its library
+  std::string manifest;           // the drop-in catalogue the allocator is looked up in ("" = default)
+  std::string workload = "alloc-test";
+  unsigned threads = 1;           // worker threads: the one place a cell keeps its thread count
+                                  // (0 before a workload whose inputs fix it has prepared them)
+  PlacementPolicy placement;
+  nlohmann::json params = nlohmann::json::object();  // the workload's parameters, seed included
+  nlohmann::json inputs = nlohmann::json::object();  // files prepared from params before the cell
+                                                     // runs (the replay program); not parameters
+  CellMode mode = CellMode::timing;
+  ProfileSpec profile;            // mode profile only
+
+  PlacementRequest placement_request() const { return {threads, placement}; }
+};
+
+}  // namespace allocstress

@@ -1,0 +1,50 @@
+// The lifetime engine's measured phase (see lifetime_engine.hpp).
+#include "cells/lifetime_engine.hpp"
+
+#include <optional>
+
+#include "allocators/in_tree_registry.hpp"
+
+namespace allocstress {
+
+namespace {
+
+// One worker thread of the lifetime engine (contract: measured_phase.hpp).
+template <Allocator A>
+class LifetimeEngineWorker {
+ public:
+  LifetimeEngineWorker(std::size_t index, const LifetimeModel& model, MemoryAccess access) : index_(unsigned(index)), model_(model), access_(access) {}
+
+  std::string setup() {
+    workspace_.emplace(model_, index_);  // the dry run sizes and touches the workspace, before the measured phase
+    alloc_.emplace(model_.max_size());
+    return "";
+  }
+  void run() { outcome = run_lifetime_thread(*alloc_, *workspace_, access_); }
+  void inspect() {}
+  void release() { release_lifetime_blocks(*alloc_, *workspace_); }
+
+  LifetimeThreadOutcome outcome;
+
+ private:
+  unsigned index_;
+  const LifetimeModel& model_;
+  MemoryAccess access_;
+  std::optional<LifetimeWorkspace> workspace_;
+  std::optional<A> alloc_;
+};
+
+}  // namespace
+
+LifetimeEngineRun run_lifetime_engine(const LifetimeModel& model, MemoryAccess access, const AllocatorSpec& allocator,
+                                      const Topology& topology, const std::vector<unsigned>& pus) {
+  LifetimeEngineRun run;
+  run.outcomes.resize(pus.size());
+  run.phase = visit_allocator_type(allocator.name, [&]<class A>() {
+    return run_measured_phase<LifetimeEngineWorker<A>>(
+        topology, pus, PhaseHooks{}, [&](std::size_t i, LifetimeEngineWorker<A>& w) { run.outcomes[i] = w.outcome; }, model, access);
+  });
+  return run;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,27 @@
+// A figure a cell's record carries that tables, plots and readers compare allocators by.  Each
+// workload's registry entry lists the metrics its records carry; metric_catalogue.hpp gathers
+// them into the one catalogue the C++ tables, the Python package and results/README.md read.
+#pragma once
+
+#include <string_view>
+
+namespace allocstress {
+
+enum class MetricPlace {
+  record,            // a top-level field of the record (e.g. cycles_per_pair)
+  workload_metrics,  // a field of the record's `workload_metrics` object
+};
+
+struct Metric {
+  std::string_view name;        // the field's name
+  MetricPlace place;
+  std::string_view unit;        // "TSC cycles", "ns", "bytes", "ratio", "fraction", "count", "ms", "lines"
+  std::string_view label;       // a table's column header
+  int decimals;                 // decimals a table shows
+  std::string_view definition;  // what it is and how it is computed, for a reader of the results
+  bool headline = false;        // the figure a workload's allocators are ranked by
+  bool mib = false;             // a byte count tables show in MiB
+  bool in_table = false;        // a column of the workload's Markdown summary table
+};
+
+}  // namespace allocstress

@@ -1,0 +1,54 @@
+// Typed reads of parameter fields (see params_json.hpp).
+#include "cells/params_json.hpp"
+
+#include <limits>
+#include <stdexcept>
+
+namespace allocstress {
+
+namespace {
+
+const nlohmann::json& field(const nlohmann::json& params, std::string_view key) {
+  if (!params.is_object()) throw std::invalid_argument("params: not a JSON object (accepted: {\"field\": value, ...})");
+  const auto it = params.find(std::string(key));
+  if (it == params.end() || it->is_null()) throw std::invalid_argument("params: '" + std::string(key) + "' is missing");
+  return *it;
+}
+
+[[noreturn]] void wrong(std::string_view key, const nlohmann::json& v, const char* accepted) {
+  throw std::invalid_argument("params: '" + std::string(key) + "' is " + v.dump() + " (accepted: " + accepted + ")");
+}
+
+}  // namespace
+
+std::uint64_t count_field(const nlohmann::json& params, std::string_view key) {
+  const nlohmann::json& v = field(params, key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) wrong(key, v, "a whole number >= 0");
+  return v.get<std::uint64_t>();
+}
+
+unsigned small_count_field(const nlohmann::json& params, std::string_view key) {
+  const std::uint64_t v = count_field(params, key);
+  if (v > std::numeric_limits<unsigned>::max()) wrong(key, params.at(std::string(key)), "a whole number below 2^32");
+  return unsigned(v);
+}
+
+double number_field(const nlohmann::json& params, std::string_view key) {
+  const nlohmann::json& v = field(params, key);
+  if (!v.is_number()) wrong(key, v, "a number");
+  return v.get<double>();
+}
+
+std::string word_field(const nlohmann::json& params, std::string_view key) {
+  const nlohmann::json& v = field(params, key);
+  if (!v.is_string()) wrong(key, v, "a string");
+  return v.get<std::string>();
+}
+
+bool flag_field(const nlohmann::json& params, std::string_view key) {
+  const nlohmann::json& v = field(params, key);
+  if (!v.is_boolean()) wrong(key, v, "true or false");
+  return v.get<bool>();
+}
+
+}  // namespace allocstress

@@ -1,0 +1,111 @@
+// The list of workloads, and the rules every layer applies through it (see workload_registry.hpp).
+#include "cells/workload_registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "platform/cache_simulation.hpp"
+#include "platform/errors.hpp"
+#include "platform/syscall_trace.hpp"
+
+namespace allocstress {
+
+// Defined in the cell files, one per workload.
+extern const WorkloadEntry kAllocTestEntry, kBinTreeEntry, kLinkedListEntry, kMultiListEntry, kXThreadEntry, kLarsonEntry,
+    kLifetimeEntry, kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry, kFalseSharingActiveEntry, kFalseSharingPassiveEntry,
+    kReplayEntry, kFittedEntry;
+
+const std::vector<const WorkloadEntry*>& workload_registry() {
+  static const std::vector<const WorkloadEntry*> entries = {
+      &kAllocTestEntry,       &kBinTreeEntry,      &kLinkedListEntry,        &kMultiListEntry,          &kXThreadEntry,
+      &kLarsonEntry,          &kLifetimeEntry,     &kPhaseRampEntry,         &kPhasePlateauEntry,       &kPhasePeakEntry,
+      &kFalseSharingActiveEntry, &kFalseSharingPassiveEntry, &kReplayEntry, &kFittedEntry,
+  };
+  return entries;
+}
+
+const WorkloadEntry* find_workload(std::string_view name) {
+  for (const WorkloadEntry* e : workload_registry())
+    if (e->name == name) return e;
+  return nullptr;
+}
+
+std::string workload_names_text() {
+  std::string out;
+  for (const WorkloadEntry* e : workload_registry()) out += (out.empty() ? "" : ", ") + std::string(e->name);
+  return out;
+}
+
+const WorkloadEntry& workload_entry(std::string_view name) {
+  if (const WorkloadEntry* e = find_workload(name)) return *e;
+  throw std::invalid_argument("unknown workload '" + std::string(name) + "' (accepted: " + workload_names_text() + ")");
+}
+
+bool takes_option(const WorkloadEntry& entry, std::string_view flag) {
+  return std::any_of(entry.options.begin(), entry.options.end(), [&](const WorkloadOption* o) { return o->flag == flag; });
+}
+
+std::string refusal_reason(const WorkloadEntry& entry, const AllocatorSpec& allocator, const nlohmann::json& params, unsigned threads) {
+  if (allocator.name == "void" && !entry.void_baseline) return std::string(entry.void_refusal);
+  return entry.refusal ? entry.refusal(allocator, params, threads) : "";
+}
+
+nlohmann::json record_params(const Cell& cell) {
+  const WorkloadEntry* e = find_workload(cell.workload);
+  return e != nullptr && e->record_params != nullptr ? e->record_params(cell.params, cell.threads) : cell.params;
+}
+
+namespace {
+
+// "bintree, linkedlist and multilist": the workloads with a capability.
+std::string names_with(bool WorkloadEntry::*capability) {
+  std::vector<std::string> names;
+  for (const WorkloadEntry* e : workload_registry())
+    if (e->*capability) names.emplace_back(e->name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpec& allocator) {
+  if (cell.mode == CellMode::simulate) {
+    if (!entry.simulates_caches)
+      throw UsageError("--cache-sim applies to " + names_with(&WorkloadEntry::simulates_caches) + " (their search phase), not to " +
+                       cell.workload);
+    if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw UsageError(missing);
+  }
+  if (cell.mode != CellMode::profile) return;
+  if (!entry.profiles)
+    throw UsageError("--profile applies to " + names_with(&WorkloadEntry::profiles) + ", not to " + cell.workload +
+                     " (accepted: --workload " + names_with(&WorkloadEntry::profiles) + ")");
+  if (allocator.kind != AllocatorKind::drop_in)
+    throw UsageError("--profile measures malloc libraries; '" + allocator.name + "' is an in-tree backend (accepted: drop-in allocators)");
+  if (cell.profile.sample_every == 0) throw UsageError("--sample-every must be at least 1, got 0");
+  const std::string& pass = cell.profile.pass;
+  if (!pass.empty() && pass != "sample" && pass != "syscalls")
+    throw UsageError("unknown profile pass '" + pass + "' (accepted: sample, syscalls)");
+  if (const std::string missing = syscall_trace_unavailable(); !missing.empty()) throw UsageError(missing);
+}
+
+}  // namespace
+
+void check_cell(const Cell& cell, const AllocatorSpec& allocator) {
+  const WorkloadEntry* entry = find_workload(cell.workload);
+  if (entry == nullptr) throw UsageError("unknown workload '" + cell.workload + "' (accepted: " + workload_names_text() + ")");
+  if (cell.threads > 0) {
+    try {
+      entry->check(cell.params, cell.threads);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (const std::string why = refusal_reason(*entry, allocator, cell.params, cell.threads); !why.empty())
+      throw UsageError("allocator '" + allocator.name + "' cannot run " + cell.workload + ": " + why);
+  }
+  check_mode(cell, *entry, allocator);
+}
+
+nlohmann::json run_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
+  return workload_entry(cell.workload).run(cell, allocator, topology, pus);
+}
+
+}  // namespace allocstress

@@ -1,0 +1,110 @@
+// The workload registry: one entry per workload, the twin of allocators/in_tree_registry.hpp.
+// An entry says everything the layers above need to know about a workload -- its name and family,
+// whether its cost is net of the void baseline, its options and parameters (JSON, as a cell
+// carries them), which allocators it refuses and why, how a cell of it runs, and the metrics its
+// records carry -- so that no code above names a workload in an if-chain.
+//
+// Each entry is defined in its cell file (`*_cell.cpp`) next to the code that measures it, and
+// listed once in workload_registry.cpp.  Adding a workload: docs/architecture.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocators/allocator_catalog.hpp"
+#include "cells/cell.hpp"
+#include "cells/metric.hpp"
+#include "cells/workload_options.hpp"
+#include "platform/topology.hpp"
+#include "workloads/alloc_test.hpp"
+
+namespace allocstress {
+
+// How the Markdown summary lays out a workload's rows (results/results_table.hpp).
+enum class TableKind {
+  net_cost,       // cost per malloc/free pair net of the void baseline, overhead, speed vs system
+  structure,      // raw build and search cycles, placement utilisation (no baseline)
+  false_sharing,  // shared lines and the write slowdown against private objects (no baseline)
+};
+
+// Defaults a workload's inputs give: the thread count of a trace (fixed: the cell must use it),
+// the threads and seed of a fit file (used unless --threads / --seed are given).
+struct InputDefaults {
+  std::optional<unsigned> threads;
+  bool threads_fixed = false;
+  std::optional<std::uint64_t> seed;
+};
+
+struct WorkloadEntry {
+  std::string_view name;     // "alloc-test": the name on the command line and in every record
+  std::string_view family;   // workloads that share a model and a cell file ("structures", ...)
+  std::string_view summary;  // one line: what it models
+  bool void_baseline;        // its cost is net of the void baseline; otherwise void is refused
+  std::string_view void_refusal;  // !void_baseline: why void cannot run it
+  TableKind table;
+  std::vector<const WorkloadOption*> options;
+  std::vector<const Metric*> metrics;
+
+  // Its parameters before any option: from the preset's alloc-test sizes where it draws sizes.
+  nlohmann::json (*defaults)(const AllocTestParams& preset);
+  // pre: params has the fields defaults() gives.  Decodes and validates them for `threads`
+  // workers; throws std::invalid_argument naming the bad value and what is accepted.
+  void (*check)(const nlohmann::json& params, unsigned threads);
+  // One line for a table's heading: what the parameters mean ("65536 slots, sizes p~1/size, ...").
+  std::string (*describe)(const nlohmann::json& params);
+  // Measures one cell in this process: cells/measured_phase.hpp, the record of cell_record.hpp
+  // plus the workload's own fields.  pre: check(cell.params, cell.threads) passed;
+  // pus.size() == cell.threads; the allocator is not refused.
+  nlohmann::json (*run)(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus);
+
+  // Optional parts.
+  // The record's `params` block (default: the parameters themselves).
+  nlohmann::json (*record_params)(const nlohmann::json& params, unsigned threads) = nullptr;
+  // Why `allocator` cannot run these parameters at up to `threads` workers, or "" (void aside).
+  std::string (*refusal)(const AllocatorSpec& allocator, const nlohmann::json& params, unsigned threads) = nullptr;
+  // Files derived from the parameters that a cell needs before it runs, built into `folder`
+  // (never inside a measured process: the planner's process or a forked child of run/); returns
+  // the cell's `inputs`.  Throws std::invalid_argument when the parameters' files are bad.
+  nlohmann::json (*prepare)(const nlohmann::json& params, const std::filesystem::path& folder) = nullptr;
+  // Defaults its inputs give (inputs may be {} before prepare ran).
+  InputDefaults (*input_defaults)(const nlohmann::json& params, const nlohmann::json& inputs) = nullptr;
+  std::string_view runs_alone;     // non-empty: it cannot share a matrix with other workloads, because ...
+  bool simulates_caches = false;   // `--cache-sim` runs it under callgrind's cache simulator
+  bool profiles = false;           // `--profile` runs it as a profile run
+  std::vector<std::string_view> companions;  // workloads the matrix runs beside it ...
+  std::string_view companion_reason;         // ... because
+};
+
+// Every workload, in the order help texts and error messages list them.
+const std::vector<const WorkloadEntry*>& workload_registry();
+// The entry called `name`, or nullptr.
+const WorkloadEntry* find_workload(std::string_view name);
+// The entry called `name`; throws std::invalid_argument "unknown workload 'x' (accepted: ...)".
+const WorkloadEntry& workload_entry(std::string_view name);
+// "alloc-test, bintree, ..." for messages and help.
+std::string workload_names_text();
+// Whether `entry` takes `flag`.
+bool takes_option(const WorkloadEntry& entry, std::string_view flag);
+
+// Why `allocator` cannot run a cell of `entry` with these parameters, or "": void without a void
+// baseline, then the entry's own refusal (e.g. bump's memory budget).
+std::string refusal_reason(const WorkloadEntry& entry, const AllocatorSpec& allocator, const nlohmann::json& params, unsigned threads);
+
+// The record's `params` block of a cell.
+nlohmann::json record_params(const Cell& cell);
+
+// Everything a cell must satisfy before it runs on `allocator`: a known workload, parameters
+// its entry accepts for cell.threads (unless 0: fixed later by its inputs), an allocator it does
+// not refuse, a mode it supports (and a drop-in allocator and a sampling rate for profile runs).
+// Throws UsageError (platform/errors.hpp) with one line naming what is wrong.
+void check_cell(const Cell& cell, const AllocatorSpec& allocator);
+
+// Runs the cell in this process (entry.run).  pre: check_cell passed, cell.threads > 0.
+nlohmann::json run_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus);
+
+}  // namespace allocstress

@@ -1,0 +1,114 @@
+// Cell <-> JSON and the cell's command line (see cell_encoding.hpp).
+#include "plan/cell_encoding.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <stdexcept>
+
+#include "cells/workload_registry.hpp"
+#include "plan/workload_params.hpp"
+#include "platform/errors.hpp"
+
+namespace allocstress {
+
+nlohmann::json cell_to_json(const Cell& c) {
+  nlohmann::json j = {{"allocator", c.allocator},
+                      {"manifest", c.manifest},
+                      {"workload", c.workload},
+                      {"threads", c.threads},
+                      {"placement", to_string(c.placement.policy)},
+                      {"reserve_os_pu", c.placement.reserve_os_pu},
+                      {"oversubscribe", c.placement.oversubscribe},
+                      {"mode", to_string(c.mode)},
+                      {"params", c.params}};
+  if (!c.allocator_library.empty()) j["allocator_library"] = c.allocator_library;
+  if (!c.inputs.empty()) j["inputs"] = c.inputs;
+  if (c.mode == CellMode::profile)
+    j["profile"] = {{"sample_every", c.profile.sample_every},
+                    {"pass", c.profile.pass},
+                    {"small_limit", c.profile.small_limit},
+                    {"large_from", c.profile.large_from}};
+  return j;
+}
+
+namespace {
+
+template <class T>
+T member(const nlohmann::json& j, const char* name, const std::string& where, const char* accepted, const T& fallback, bool required) {
+  const auto it = j.find(name);
+  if (it == j.end()) {
+    if (required) throw UsageError(where + ": '" + name + "' is missing (accepted: " + accepted + ")");
+    return fallback;
+  }
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(where + ": '" + name + "' is " + it->dump() + " (accepted: " + accepted + ")");
+  }
+}
+
+}  // namespace
+
+Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw UsageError(where + ": not a JSON object (accepted: a cell, as `allocstress matrix --plan-only` lists them)");
+  Cell c;
+  c.allocator = member<std::string>(j, "allocator", where, "a catalogue name", "", true);
+  c.allocator_library = member<std::string>(j, "allocator_library", where, "a library path", "", false);
+  c.manifest = member<std::string>(j, "manifest", where, "a manifest path", "", false);
+  c.workload = member<std::string>(j, "workload", where, "a workload name", "", true);
+  if (find_workload(c.workload) == nullptr)
+    throw UsageError(where + ": unknown workload '" + c.workload + "' (accepted: " + workload_names_text() + ")");
+  c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
+  try {
+    c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
+    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate or profile", "timing", false));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(where + ": " + e.what());
+  }
+  c.placement.reserve_os_pu = member<bool>(j, "reserve_os_pu", where, "true or false", false, false);
+  c.placement.oversubscribe = member<bool>(j, "oversubscribe", where, "true or false", false, false);
+  c.params = member<nlohmann::json>(j, "params", where, "the workload's parameters", nlohmann::json::object(), true);
+  if (!c.params.is_object()) throw UsageError(where + ": 'params' is " + c.params.dump() + " (accepted: a JSON object)");
+  c.inputs = member<nlohmann::json>(j, "inputs", where, "a JSON object", nlohmann::json::object(), false);
+  if (!c.inputs.is_object()) throw UsageError(where + ": 'inputs' is " + c.inputs.dump() + " (accepted: a JSON object)");
+  if (const auto p = j.find("profile"); p != j.end()) {
+    const std::string at = where + ": profile";
+    c.profile.sample_every = member<std::uint64_t>(*p, "sample_every", at, "a whole number >= 1", 64, false);
+    c.profile.pass = member<std::string>(*p, "pass", at, "\"\", sample or syscalls", "", false);
+    c.profile.small_limit = member<std::uint64_t>(*p, "small_limit", at, "bytes", 1024, false);
+    c.profile.large_from = member<std::uint64_t>(*p, "large_from", at, "bytes", 0, false);
+  }
+  return c;
+}
+
+Cell read_cell_file(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path);
+    if (!in) throw UsageError("cell file " + path + ": cannot open it");
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string where = path == "-" ? "cell on standard input" : "cell file " + path;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw UsageError(where + ": not JSON (accepted: one cell object, as `allocstress matrix --plan-only` lists them)");
+  return cell_from_json(j, where);
+}
+
+std::vector<std::string> cell_command(const std::string& executable, const Cell& c) {
+  std::vector<std::string> argv = {executable, "run", "--allocator",
+                                   c.allocator_library.empty() ? c.allocator : c.allocator + "=" + c.allocator_library,
+                                   "--workload", c.workload, "--threads", std::to_string(c.threads)};
+  for (auto& a : option_arguments(workload_entry(c.workload), c.params)) argv.push_back(std::move(a));
+  argv.insert(argv.end(), {"--placement", std::string(to_string(c.placement.policy))});
+  if (c.placement.reserve_os_pu) argv.push_back("--reserve-os-pu");
+  if (c.placement.oversubscribe) argv.push_back("--oversubscribe");
+  if (c.mode == CellMode::simulate) argv.push_back("--cache-sim");
+  if (c.mode == CellMode::profile) argv.insert(argv.end(), {"--profile", "--sample-every", std::to_string(c.profile.sample_every)});
+  if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
+  return argv;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,39 @@
+// The one encoding of a cell: a JSON object, which `allocstress run --cell FILE|-` reads, a plan
+// file lists and every backend hands to a cell process:
+//
+//   {"allocator": "jemalloc", "allocator_library": "/opt/x/lib.so" (only for NAME=PATH allocators),
+//    "manifest": "/path/allocators/manifest.tsv", "workload": "alloc-test", "threads": 2,
+//    "placement": "compact", "reserve_os_pu": false, "oversubscribe": false, "mode": "timing",
+//    "params": {the workload's parameters, seed included: workload_registry.hpp},
+//    "inputs": {"program": "/tmp/.../replay-program.bin"} (only when prepared),
+//    "profile": {"sample_every": 64, "pass": "", "small_limit": 1024, "large_from": 0} (mode profile)}
+//
+// Other members (a plan file's "index", "key", "repetition", "command") are ignored on reading.
+// `run` with flags builds the same Cell through the registry; cell_command() is the flags form
+// a person can type to reproduce a cell.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cells/cell.hpp"
+
+namespace allocstress {
+
+nlohmann::json cell_to_json(const Cell& cell);
+
+// Throws UsageError "<where>: <member>: what is wrong (accepted: ...)"; the workload's parameters
+// are checked later, with the allocator (check_cell).
+Cell cell_from_json(const nlohmann::json& j, const std::string& where = "cell");
+
+// Reads a cell from a file, or from standard input when `path` is "-".  Throws UsageError.
+Cell read_cell_file(const std::string& path);
+
+// The `allocstress run` command (argv, `executable` first) that measures this cell by hand: the
+// allocator, workload, threads, every workload option, placement, mode and manifest as flags.
+// Prepared inputs are left out (run prepares them again).
+std::vector<std::string> cell_command(const std::string& executable, const Cell& cell);
+
+}  // namespace allocstress

@@ -1,0 +1,224 @@
+// From a request to a plan (see planner.hpp): the steps of `allocstress matrix` before any cell runs.
+#include "plan/planner.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/workload_registry.hpp"
+#include "plan/presets.hpp"
+#include "plan/thread_list.hpp"
+#include "plan/workload_params.hpp"
+#include "platform/errors.hpp"
+
+namespace allocstress {
+
+namespace {
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw UsageError("--allocators '" + text + "' names no allocator (accepted: comma-separated names)");
+  return out;
+}
+
+// The workloads asked for, with the companions they need (xthread: alloc-test) put first.
+std::vector<std::string> planned_workloads(const PlanRequest& r, const PlanServices& s) {
+  std::vector<std::string> workloads = selected_workloads(r.workloads, true);
+  for (const std::string& w : std::vector<std::string>(workloads))
+    for (std::string_view companion : workload_entry(w).companions)
+      if (std::find(workloads.begin(), workloads.end(), companion) == workloads.end()) {
+        workloads.insert(workloads.begin(), std::string(companion));
+        s.note("note: " + std::string(companion) + " added with the same parameters: " + std::string(workload_entry(w).companion_reason));
+      }
+  return workloads;
+}
+
+// Each workload's parameters, prepared inputs, and the thread counts they fix or suggest.
+void plan_params(MatrixPlan& plan, const Preset& preset, OptionValues options, const PlanServices& s) {
+  for (const auto& w : resolve_deprecated_options(plan.workloads, options)) s.note("warning: " + w);
+  check_option_scope(plan.workloads, options);
+  for (const auto& w : plan.workloads) plan.params[w] = workload_params(workload_entry(w), preset.params, options);
+  // The preset's sizes with the options given, as context.plan.params has always shown them.
+  const WorkloadEntry& sized = workload_entry("alloc-test");
+  OptionValues sized_options;
+  for (const auto& [flag, text] : options)
+    if (takes_option(sized, flag)) sized_options[flag] = text;
+  plan.preset_params = workload_params(sized, preset.params, sized_options);
+  plan.preset_params["seed"] = plan.params.at(plan.workloads.front()).at("seed");
+  prepare_plan_inputs(plan, s.inputs_folder);
+}
+
+// The thread counts: those asked for, or those the workloads' inputs fix or suggest, or 1..usable.
+std::vector<unsigned> planned_threads(const MatrixPlan& plan, const PlanRequest& r, unsigned usable) {
+  for (const auto& w : plan.workloads) {
+    const WorkloadEntry& e = workload_entry(w);
+    if (e.input_defaults == nullptr) continue;
+    const auto it = plan.inputs.find(w);
+    const InputDefaults d = e.input_defaults(plan.params.at(w), it == plan.inputs.end() ? nlohmann::json::object() : it->second);
+    if (d.threads && d.threads_fixed) {
+      if (!r.threads.empty())
+        throw UsageError(w + " cannot take --threads: " + std::string(e.runs_alone) + " (" + std::to_string(*d.threads) + "); drop --threads");
+      return {*d.threads};
+    }
+    if (d.threads && r.threads.empty()) return {*d.threads};
+  }
+  if (!r.threads.empty()) return parse_thread_list(r.threads);
+  std::vector<unsigned> all;
+  for (unsigned t = 1; t <= usable; ++t) all.push_back(t);
+  return all;
+}
+
+// Every (workload, thread count) checked, and every thread count placeable.
+void check_cells(const MatrixPlan& plan, const Topology& topology) {
+  for (unsigned t : plan.thread_counts) {
+    try {
+      topology.choose_pus({t, plan.placement});
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    for (const auto& w : plan.workloads) try {
+        workload_entry(w).check(plan.params.at(w), t);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+  }
+}
+
+// The allocators that run (catalogue order, void first), those excluded and the skipped pairs.
+void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices& s) {
+  const AllocatorCatalog catalog = load_catalog(r.manifest, r.added_libraries);
+  plan.manifest = std::filesystem::absolute(catalog.manifest_path()).string();  // --resume may start elsewhere
+  const bool any_baseline = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) { return workload_entry(w).void_baseline; });
+  std::vector<std::string> wanted;
+  const bool explicit_list = !r.allocators.empty();
+  if (explicit_list) {
+    wanted = split_names(r.allocators);
+    for (const auto& lib : r.added_libraries) wanted.push_back(lib.substr(0, lib.find('=')));
+    if (std::find(wanted.begin(), wanted.end(), "void") == wanted.end()) wanted.insert(wanted.begin(), "void");
+  } else {
+    for (const auto& a : catalog.all()) wanted.push_back(a.name);
+  }
+  if (!any_baseline) std::erase(wanted, std::string("void"));  // the baseline only of workloads that have one
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  for (const auto& name : wanted) try {
+      catalog.find(name);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  const unsigned max_threads = *std::max_element(plan.thread_counts.begin(), plan.thread_counts.end());
+  for (const auto& spec : catalog.all()) {  // catalogue order: void first
+    if (std::find(wanted.begin(), wanted.end(), spec.name) == wanted.end()) continue;
+    AllocatorSpec a = spec;
+    a.version = a.kind == AllocatorKind::in_tree ? spec.version : debian_package_version(a.package);
+    const bool asked = explicit_list || a.origin == "command line";
+    if (!a.available()) {
+      if (asked) throw UsageError("allocator '" + a.name + "' cannot run: " + a.unavailable_reason);
+      plan.excluded.push_back({a, "skipped", a.unavailable_reason});
+      continue;
+    }
+    if (a.kind == AllocatorKind::drop_in) {
+      if (const std::string bad = s.preload_check(a, plan.manifest); !bad.empty()) {
+        if (asked) throw UsageError("allocator '" + a.name + "' failed the preload check: " + bad);
+        plan.excluded.push_back({a, "failed", "preload check failed: " + bad});
+        continue;
+      }
+    }
+    plan.allocators.push_back(a);
+    for (const auto& w : plan.workloads)
+      if (const std::string why = refusal_reason(workload_entry(w), a, plan.params.at(w), max_threads); !why.empty())
+        plan.skipped.push_back({w, a.name, why});
+  }
+}
+
+}  // namespace
+
+void prepare_plan_inputs(MatrixPlan& plan, const std::filesystem::path& folder) {
+  for (const auto& w : plan.workloads) {
+    const WorkloadEntry& e = workload_entry(w);
+    if (e.prepare == nullptr) continue;
+    const auto before = plan.inputs.find(w);
+    const bool resumed = before != plan.inputs.end() && !plan.thread_counts.empty();
+    try {
+      plan.inputs[w] = e.prepare(plan.params.at(w), folder);
+    } catch (const std::invalid_argument& err) {
+      throw UsageError(err.what());
+    }
+    if (resumed && e.input_defaults != nullptr) {
+      const InputDefaults d = e.input_defaults(plan.params.at(w), plan.inputs.at(w));
+      if (d.threads_fixed && d.threads && std::find(plan.thread_counts.begin(), plan.thread_counts.end(), *d.threads) == plan.thread_counts.end())
+        throw UsageError("the inputs of " + w + " changed since the plan was made (" + std::string(e.runs_alone) + ": now " +
+                         std::to_string(*d.threads) + " threads)");
+    }
+  }
+}
+
+unsigned threads_from_inputs(const Cell& cell, unsigned asked) {
+  const WorkloadEntry& e = workload_entry(cell.workload);
+  if (e.input_defaults == nullptr) return asked;
+  InputDefaults d;
+  try {
+    d = e.input_defaults(cell.params, cell.inputs);
+  } catch (const std::invalid_argument& err) {
+    throw UsageError(err.what());
+  }
+  if (!d.threads) return asked;
+  if (d.threads_fixed && asked != 0 && asked != *d.threads)
+    throw UsageError(cell.workload + " cannot take --threads " + std::to_string(asked) + ": " + std::string(e.runs_alone) + " (" +
+                     std::to_string(*d.threads) + "); drop --threads (or pass --threads " + std::to_string(*d.threads) + ")");
+  return asked != 0 ? asked : *d.threads;
+}
+
+MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
+  Preset preset;
+  try {
+    preset = find_preset(r.preset);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  MatrixPlan plan;
+  plan.preset = preset.name;
+  plan.workloads = planned_workloads(r, s);
+  try {
+    plan.placement.policy = parse_placement(r.placement);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  plan.placement.reserve_os_pu = r.reserve_os_pu || preset.reserve_os_pu;  // study always leaves one PU
+  plan.placement.oversubscribe = r.oversubscribe;
+
+  plan.cache_sim = r.cache_sim;
+  plan.profile = r.profile;
+  plan.sample_every = r.sample_every.value_or(64);
+  auto any = [&](bool WorkloadEntry::*capability) {
+    return std::any_of(plan.workloads.begin(), plan.workloads.end(), [&](const std::string& w) { return workload_entry(w).*capability; });
+  };
+  if (r.cache_sim && !any(&WorkloadEntry::simulates_caches))
+    throw UsageError("--cache-sim needs a data-structure workload (--workload bintree, linkedlist or multilist)");
+  if (r.profile && !any(&WorkloadEntry::profiles)) throw UsageError("--profile needs the alloc-test workload (--workload alloc-test)");
+  if (r.profile && plan.sample_every == 0) throw UsageError("--sample-every must be at least 1, got 0");
+  if (!r.profile && r.sample_every) throw UsageError("--sample-every applies to --profile runs only");
+
+  plan_params(plan, preset, r.options, s);
+  plan.repetitions = r.repetitions.value_or(preset.repetitions);
+  if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
+  plan.cell_timeout_s = r.cell_timeout_s.value_or(preset.cell_timeout_s);
+  if (!(plan.cell_timeout_s > 0 && plan.cell_timeout_s <= 1e6)) throw UsageError("--timeout must be a number of seconds in (0, 1000000]");
+
+  const unsigned usable = s.topology.usable_worker_count(plan.placement.policy, plan.placement.reserve_os_pu);
+  plan.thread_counts = planned_threads(plan, r, usable);
+  // A trace's threads may outnumber the PUs: they share them (each record says so in a warning).
+  for (const auto& w : plan.workloads)
+    if (!workload_entry(w).runs_alone.empty() && plan.thread_counts.front() > usable) plan.placement.oversubscribe = true;
+  check_cells(plan, s.topology);
+  plan_allocators(plan, r, s);
+  if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
+  if (plan.allocators.size() < 2 && plan.allocators.front().name == "void") s.note("note: only the void baseline will run");
+  return plan;
+}
+
+}  // namespace allocstress

@@ -1,0 +1,179 @@
+// One cell in this process (see cell_process.hpp).
+#include "run/cell_process.hpp"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/workload_registry.hpp"
+#include "plan/cell_encoding.hpp"
+#include "plan/planner.hpp"
+#include "platform/cache_simulation.hpp"
+#include "platform/child_process.hpp"
+#include "platform/durable_files.hpp"
+#include "platform/errors.hpp"
+#include "platform/json_text.hpp"
+#include "results/record_printing.hpp"
+#include "run/profile_run.hpp"
+
+namespace allocstress {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string this_executable() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
+  return p.string();
+}
+
+// Returns only when the environment already is the one the allocator needs; otherwise
+// re-executes this program as `run --cell` with the cell in an anonymous file that survives
+// exec.  Under valgrind LD_PRELOAD also names valgrind's own preload, so only the malloc check
+// that follows decides there.
+void ensure_cell_environment(const Cell& cell, const AllocatorSpec& spec, bool verify_only) {
+  if (running_under_valgrind()) return;
+  const EnvironmentChanges want = preload_environment(spec);
+  bool ready = true;
+  for (const auto& [name, value] : want) {
+    const char* have = std::getenv(name.c_str());
+    if ((have == nullptr) != !value.has_value() || (have != nullptr && *value != have)) ready = false;
+  }
+  if (ready) return;
+  if (const char* marker = std::getenv(kCellPreloadMarker); marker != nullptr && want.at(kCellPreloadMarker) == marker)
+    throw std::runtime_error("re-executing with LD_PRELOAD=" + want.at("LD_PRELOAD").value_or("") + " did not take effect");
+  const int fd = ::memfd_create("allocstress-cell", 0);  // inherited across exec: /proc/self/fd/N there
+  if (fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
+  write_all(fd, json_text(cell_to_json(cell)), "the cell's anonymous file");
+  for (const auto& [name, value] : want) {
+    if (value) setenv(name.c_str(), value->c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+  std::vector<std::string> argv = {this_executable(), "run", "--cell", "/proc/self/fd/" + std::to_string(fd)};
+  if (verify_only) argv.push_back("--verify-only");
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  throw std::runtime_error(std::string("could not re-execute /proc/self/exe: ") + std::strerror(errno));
+}
+
+// Runs the cell under callgrind (with the allocator's preload) and prints its record with the
+// simulated figures.
+int run_cache_simulation(const Cell& cell, const AllocatorSpec& spec) {
+  const fs::path dir = make_temporary_folder("allocstress-callgrind-"), profile = dir / "callgrind.out", cell_file = dir / "cell.json";
+  write_file_atomically(cell_file, json_text(cell_to_json(cell)) + "\n");
+  const std::vector<std::string> command = cache_simulation_command({this_executable(), "run", "--cell", cell_file.string()}, profile);
+  const ChildOutcome outcome = run_child(command, preload_environment(spec), 0);
+  nlohmann::json record;
+  if (outcome.end == ChildOutcome::End::exited) record = last_json_line(outcome.out);
+  std::error_code ec;
+  if (!outcome.succeeded() || !record.is_object()) {
+    fs::remove_all(dir, ec);
+    std::cerr << "allocstress: error: the cell under callgrind failed: " << describe_failure(outcome, 0) << "\n";
+    if (record.is_object()) std::cout << json_text(record) << std::endl;
+    return kExitCellFailed;
+  }
+  try {
+    record["simulated_cache"] = simulated_cache_figures(profile);
+  } catch (const std::runtime_error& e) {
+    record["status"] = "failed";
+    record["reason"] = e.what();
+  }
+  record["simulation_command"] = shell_command_line(command);
+  record["warnings"].push_back("timing fields of a simulate record were measured under valgrind and are not the machine's");
+  fs::remove_all(dir, ec);
+  return print_cell_record(record);
+}
+
+// The workload's inputs, prepared into `folder` by a forked child: its heap is its own, so
+// decoding never touches the allocator under test.  Throws UsageError with the child's message.
+nlohmann::json prepare_in_child(const WorkloadEntry& entry, const nlohmann::json& params, const fs::path& folder) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string answer;
+    int code = 0;
+    try {
+      answer = entry.prepare(params, folder).dump();
+    } catch (const std::exception& e) {
+      answer = e.what();
+      code = 1;
+    }
+    [[maybe_unused]] const ssize_t written = ::write(fds[1], answer.data(), answer.size());  // the parent reads it
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  std::string answer;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;)
+    if (n > 0) answer.append(buf, std::size_t(n));
+    else if (errno != EINTR) break;
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw UsageError(answer.empty() ? "preparing the inputs of " + std::string(entry.name) + " failed" : answer);
+  return nlohmann::json::parse(answer);
+}
+
+// A folder removed when the cell is done.
+struct ScratchFolder {
+  fs::path dir;
+  ~ScratchFolder() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
+  if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_cache_simulation(cell, spec);
+  if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);
+  ensure_cell_environment(cell, spec, verify_only);
+  if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {
+    std::cerr << "allocstress: error: preload verification failed: " << bad << "\n";
+    return kExitCellFailed;
+  }
+  if (verify_only) {
+    std::cout << json_text({{"allocator", spec.name}, {"malloc_provider", malloc_provider_path()}}) << "\n";
+    return 0;
+  }
+  const WorkloadEntry& entry = workload_entry(cell.workload);
+  ScratchFolder scratch;
+  if (entry.prepare != nullptr && cell.inputs.empty()) {
+    scratch.dir = make_temporary_folder("allocstress-inputs-");
+    cell.inputs = prepare_in_child(entry, cell.params, scratch.dir);
+  }
+  const Topology topology;
+  cell.threads = threads_from_inputs(cell, cell.threads);
+  if (cell.threads == 0) throw UsageError(cell.workload + ": no thread count given (accepted: --threads N)");
+  if (!entry.runs_alone.empty() && cell.threads > topology.usable_worker_count(cell.placement.policy, cell.placement.reserve_os_pu))
+    cell.placement.oversubscribe = true;  // threads its inputs fix share PUs (the record says so)
+  check_cell(cell, spec);
+  std::vector<unsigned> pus;
+  try {
+    pus = topology.choose_pus(cell.placement_request());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return print_cell_record(run_cell(cell, spec, topology, pus));
+}
+
+}  // namespace allocstress

@@ -1,0 +1,72 @@
+# The one cell encoding: a plan file's cells run as they are (`run --cell FILE` and `run --cell -`),
+# and the `command` beside each (the same cell as flags) measures the same operation stream with
+# the same parameters, for every workload family.  Then `run --cell`'s bad input, and the
+# deprecated spellings (one warning line, then the same as the new spelling).
+source "$(dirname "$0")/lib.sh"
+
+"$ALLOCSTRESS" matrix --plan-only -o "$T/plan.json" --allocators pool --threads 1 --reps 1 --preset quick \
+  --workload alloc-test,bintree,multilist,xthread,larson,lifetime,phase-peak,false-sharing-passive \
+  --slots 65536 --iterations 200000 --max-size-exp 10 --nodes 2000 --searches 2000 --live-bytes 200000 --drop-pause-ms 0 \
+  --objects 4 --writes 10 --fs-rounds 20 --larson-rounds 4 --remote-share 33.3 >/dev/null 2>"$T/plan.err" ||
+  fail "plan-only exited $?: $(cat "$T/plan.err")"
+/usr/bin/python3 - "$ALLOCSTRESS" "$T" <<'PY' && pass || fail "a plan cell and its command disagree"
+import json, subprocess, sys
+exe, tmp = sys.argv[1], sys.argv[2]
+plan = json.load(open(f"{tmp}/plan.json"))
+ok = True
+for c in plan["cells"]:
+    with open(f"{tmp}/cell.json", "w") as f:
+        json.dump(c, f)
+    by_file = subprocess.run([exe, "run", "--cell", f"{tmp}/cell.json"], capture_output=True, text=True)
+    by_stdin = subprocess.run([exe, "run", "--cell", "-"], input=json.dumps(c), capture_output=True, text=True)
+    by_flags = subprocess.run(c["command"], capture_output=True, text=True)
+    recs = []
+    for how, r in (("file", by_file), ("stdin", by_stdin), ("flags", by_flags)):
+        if r.returncode != 0:
+            print(c["key"], how, "exited", r.returncode, r.stderr.strip(), file=sys.stderr); ok = False; continue
+        recs.append(json.loads(r.stdout.splitlines()[-1]))
+    if len(recs) != 3:
+        continue
+    keys = {(r.get("op_stream_hash"), json.dumps(r["params"], sort_keys=True), r["workload"], r["threads"]) for r in recs}
+    if len(keys) != 1 or any(r["status"] != "ok" for r in recs):
+        print(c["key"], "differ:", keys, [r["status"] for r in recs], file=sys.stderr); ok = False
+    if recs[0]["params"].get("remote_share", 33.3 / 100) != 33.3 / 100:
+        print(c["key"], "remote share", recs[0]["params"]["remote_share"], file=sys.stderr); ok = False
+print(len(plan["cells"]), "cells", file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+rm -f "$T/plan.err" "$T/cell.json"
+
+# Bad cells: one line, exit 2, nothing run.
+printf '{"allocator": "pool", "workload": "alloc-test", "threads": 1}' > "$T/no-params.json"
+printf 'not json' > "$T/text.json"
+printf '{"allocator": "pool", "workload": "alloc-test", "threads": 1, "params": {"seed": 1}}' > "$T/thin.json"
+expect_error 2 "cell file $T/none.json: cannot open it" -- "$ALLOCSTRESS" run --cell "$T/none.json"
+expect_error 2 "cell file $T/text.json: not JSON" -- "$ALLOCSTRESS" run --cell "$T/text.json"
+expect_error 2 "cell file $T/no-params.json: 'params' is missing" -- "$ALLOCSTRESS" run --cell "$T/no-params.json"
+expect_error 2 "params: 'size_model' is missing" -- "$ALLOCSTRESS" run --cell "$T/thin.json"
+expect_error 2 "--cell runs the cell file as it is; drop --threads" -- "$ALLOCSTRESS" run --cell "$T/thin.json" --threads 2
+expect_error 2 "--allocator is required (or --cell FILE)" -- "$ALLOCSTRESS" run --workload alloc-test
+
+# Deprecated spellings: still accepted, with exactly one warning line naming the new one.
+deprecated() {  # deprecated WARNING_TEXT -- COMMAND...: exit 0, the first stderr line is the warning, the only one
+  local want=$1; shift 2  # but for what the command itself always says there (trace's summary line)
+  local err rc
+  "$@" >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+  err=$(cat "$T/err")
+  if [ "$rc" != 0 ]; then fail "exit $rc: $* -> $err"; return; fi
+  case "$(head -1 "$T/err")" in *"$want"*) ;; *) fail "no warning '$want': $* -> $err"; return ;; esac
+  [ "$(grep -vc '^allocstress: trace: ' "$T/err")" = 1 ] && pass || fail "more than one warning line: $* -> $err"
+}
+SMALL=(--threads 1 --slots 65536 --iterations 20000 --max-size-exp 10)
+deprecated "--rounds is deprecated: it now means --larson-rounds" -- "$ALLOCSTRESS" run --allocator pool --workload larson "${SMALL[@]}" --rounds 4
+grep -q '"rounds":4' "$T/out" && pass || fail "--rounds did not set larson's rounds: $(head -c 300 "$T/out")"
+deprecated "--rounds is deprecated: it now means --fs-rounds" -- "$ALLOCSTRESS" run --allocator system --workload false-sharing-active \
+  --threads 2 --oversubscribe --objects 2 --writes 10 --rounds 5
+grep -q '"rounds_completed":5' "$T/out" && pass || fail "--rounds did not set false sharing's rounds"
+deprecated "list --allocator is deprecated: write --add-allocator" -- "$ALLOCSTRESS" list --allocator extra="$MMAP_MALLOC"
+grep -q "^extra " "$T/out" && pass || fail "list --allocator did not add the library: $(cat "$T/out")"
+deprecated "trace --out is deprecated: write --out-prefix" -- "$ALLOCSTRESS" trace --out "$T/old" -- /bin/true
+expect_error 2 "--rounds applies to larson and false-sharing-* only, not to alloc-test" -- "$ALLOCSTRESS" run --allocator pool --rounds 3
+expect_error 2 "--fs-rounds applies to false-sharing-* only, not to larson" -- "$ALLOCSTRESS" run --allocator pool --workload larson --fs-rounds 3
+finish

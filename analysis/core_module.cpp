@@ -1,7 +1,8 @@
 // The pybind11 extension `allocstress._core`: the C++ core seen from Python.  It exposes the
 // workload distributions exactly as the benchmark draws them (to plot and test them), the
-// results reader (so Python and C++ reject bad files the same way), and the trace reader and
-// writer (trace/trace_format.hpp) as numpy arrays.
+// results reader (so Python and C++ reject bad files the same way), the workload registry and the
+// metric catalogue (so the Python tables label and define what the records carry as C++ does),
+// and the trace reader and writer (trace/trace_format.hpp) as numpy arrays.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -15,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "cells/metric_catalogue.hpp"
+#include "cells/workload_registry.hpp"
 #include "results/results_file.hpp"
 #include "results/results_reader.hpp"
 #include "trace/trace_reader.hpp"
@@ -304,6 +307,17 @@ PYBIND11_MODULE(_core, m) {
         return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       },
       py::arg("path"), "Read and check a results file; ValueError with one line naming the file and the problem");
+
+  // The workload registry and the metric catalogue (cells/): what the tables show, defined once.
+  auto as_python = [](const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); };
+  m.def(
+      "workloads", [as_python] { return as_python(workload_registry_json()); },
+      "Every workload of the registry: name, family, summary, void_baseline, table (net_cost, structure or false_sharing), "
+      "simulates_caches, profiles, runs_alone, companions, options, metrics");
+  m.def(
+      "metric_catalogue", [as_python] { return as_python(metric_catalogue_json()); },
+      "Every metric a workload's records carry, once: name, place (record, workload_metrics, placement_metrics), unit, label, "
+      "decimals, mib, definition, headline, in_table, workloads");
 
   // Traces (trace/trace_format.hpp).
   py::register_exception<tr::TraceError>(m, "TraceFormatError", PyExc_ValueError);

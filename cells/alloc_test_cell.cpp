@@ -14,6 +14,7 @@
 #include "allocators/drop_in/allocator_fingerprint.hpp"
 #include "allocators/drop_in/allocator_memory.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/record_metrics.hpp"
 #include "cells/sized_params.hpp"
 #include "cells/profiling/latency_profile.hpp"
 #include "platform/perf_counters.hpp"
@@ -216,7 +217,7 @@ const WorkloadEntry kAllocTestEntry{
     .void_refusal = "",
     .table = TableKind::net_cost,
     .options = sized_options(true),
-    .metrics = {},
+    .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) { return sized_defaults(preset, true); },
     .check = check_sized,
     .describe = describe,

@@ -21,6 +21,7 @@
 #include "workloads/cross_thread/larson.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
+#include "cells/record_metrics.hpp"
 #include "workloads/cross_thread/cross_thread_params.hpp"
 #include "cells/sized_params.hpp"
 #include "cells/slot_array.hpp"
@@ -287,6 +288,27 @@ std::string refuse_larson(const AllocatorSpec& a, const nlohmann::json& p, unsig
   return bump_budget_refusal("larson", a, p, threads, 0.5);
 }
 
+constexpr Metric kRemoteFreeShare = workload_metric(
+    "remote_free_share", "fraction", "remote-free share", 3,
+    "Frees of blocks another thread allocated / all frees, as achieved (xthread: blocks handed over through the queues; "
+    "larson: blocks left in the slot array a thread took over).");
+constexpr Metric kRemoteFrees = workload_metric("remote_frees", "count", "remote frees", 0,
+                                                "Frees of blocks another thread allocated, all threads.", false);
+constexpr Metric kLocalFrees = workload_metric("local_frees", "count", "local frees", 0,
+                                               "Frees by the thread that allocated the block.", false);
+constexpr Metric kQueueFullWaits = workload_metric("queue_full_waits", "count", "queue-full waits", 0,
+                                                   "Hand-offs that found the next thread's queue full (the producer then "
+                                                   "drained its own queue while waiting).",
+                                                   false);
+constexpr Metric kMaxQueueBacklog = workload_metric("max_queue_backlog", "blocks", "max backlog", 0,
+                                                    "The most blocks one drain of a queue found.", false);
+constexpr Metric kRounds = workload_metric("rounds", "count", "rounds", 0,
+                                           "Rounds of the run: the slot arrays passed to the next thread rounds - 1 times.", false);
+constexpr Metric kWaitShare = workload_metric("wait_share", "fraction", "wait share", 3,
+                                              "Time spent waiting for other threads / the workers' measured time; left out of "
+                                              "every cycle figure.",
+                                              false);
+
 const WorkloadOption kRemoteShareOption{"--remote-share", "remote_share", OptionKind::percent,
                                         "xthread: percent of frees handed to the next thread (0..100)", kCrossThreadGroup};
 const WorkloadOption kQueueCapacityOption{"--queue-capacity", "queue_capacity", OptionKind::count,
@@ -313,7 +335,7 @@ const WorkloadEntry kXThreadEntry{
     .void_refusal = "",
     .table = TableKind::net_cost,
     .options = with_sized({&kRemoteShareOption, &kQueueCapacityOption}),
-    .metrics = {},
+    .metrics = pair_cost_metrics_and({&kRemoteFreeShare, &kRemoteFrees, &kLocalFrees, &kQueueFullWaits, &kMaxQueueBacklog, &kWaitShare}),
     .defaults = [](const AllocTestParams& preset) {
       nlohmann::json j = sized_defaults(preset, true);
       const CrossThreadSpec d;
@@ -337,7 +359,7 @@ const WorkloadEntry kLarsonEntry{
     .void_refusal = "",
     .table = TableKind::net_cost,
     .options = with_sized({&kLarsonRoundsOption}),
-    .metrics = {},
+    .metrics = pair_cost_metrics_and({&kRemoteFreeShare, &kRemoteFrees, &kLocalFrees, &kRounds, &kWaitShare}),
     .defaults = [](const AllocTestParams& preset) {
       nlohmann::json j = sized_defaults(preset, true);
       j["rounds"] = CrossThreadSpec{}.rounds;

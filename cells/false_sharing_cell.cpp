@@ -185,6 +185,28 @@ std::string describe(const nlohmann::json& p) {
   return s.str();
 }
 
+constexpr Metric kSharedLinesMean = workload_metric("shared_lines_mean", "lines", "shared lines (mean)", 1,
+                                                    "Cache lines holding bytes of live objects of two or more threads after a "
+                                                    "round's allocations, mean over rounds.");
+constexpr Metric kSharedLinesMax = workload_metric("shared_lines_max", "lines", "shared lines (max)", 0,
+                                                   "The most cache lines shared between threads' live objects in one round.");
+constexpr Metric kSharedObjectShare = workload_metric("shared_object_share", "fraction", "objects on shared lines", 3,
+                                                      "Objects on a shared line / objects, over all rounds.");
+constexpr Metric kSlowdown = workload_metric("slowdown", "ratio", "write slowdown", 2,
+                                             "Median over rounds of the round's write cycles on the allocator's objects / on "
+                                             "private cache-line-aligned objects of each thread, measured in the same cell (no "
+                                             "void baseline: void hands every object one buffer): what the allocator's "
+                                             "placement costs the writes (1 = nothing).",
+                                             true, false, true);
+constexpr Metric kWriteCycles = workload_metric("write_cycles_per_write", "TSC cycles", "write cycles/write", 2,
+                                                "Median over rounds of the cycles per write to the allocator's objects.");
+constexpr Metric kPrivateWriteCycles = workload_metric("private_write_cycles_per_write", "TSC cycles", "private cycles/write", 2,
+                                                       "Median over rounds of the cycles per write of the same loop on private "
+                                                       "cache-line-aligned objects: the baseline.");
+constexpr Metric kAllocCycles = workload_metric("alloc_cycles_per_pair", "TSC cycles", "alloc cycles/pair", 1,
+                                                "Raw cycles per malloc/free pair of the kernel's allocations, a mean over every "
+                                                "pair (passive: thread 0's hand-off included).");
+
 const WorkloadOption kObjectSizeOption{"--object-size", "object_size", OptionKind::count, "false-sharing-*: bytes per object",
                                        kFalseSharingGroup};
 const WorkloadOption kObjectsOption{"--objects", "objects", OptionKind::count, "false-sharing-*: objects per thread per round",
@@ -203,7 +225,8 @@ WorkloadEntry false_sharing_entry(std::string_view name, std::string_view summar
                           "objects, measured inside each cell",
           .table = TableKind::false_sharing,
           .options = {&kObjectSizeOption, &kObjectsOption, &kWritesOption, &kFalseSharingRoundsOption, &kSeedOption},
-          .metrics = {},
+          .metrics = {&kSharedLinesMean, &kSharedLinesMax, &kSharedObjectShare, &kSlowdown, &kWriteCycles, &kPrivateWriteCycles,
+                      &kAllocCycles},
           .defaults = defaults,
           .check = check,
           .describe = describe,

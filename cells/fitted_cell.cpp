@@ -7,6 +7,7 @@
 #include "cells/cell_record.hpp"
 #include "cells/lifetime_engine.hpp"
 #include "cells/params_json.hpp"
+#include "cells/record_metrics.hpp"
 #include "workloads/lifetimes/lifetime_params.hpp"
 
 namespace allocstress {
@@ -65,7 +66,7 @@ const WorkloadEntry kFittedEntry{
     .void_refusal = "",
     .table = TableKind::net_cost,
     .options = {&kFitOption, &kAccessOption, &kSeedOption},
-    .metrics = {},
+    .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) {
       return nlohmann::json{{"fit", nullptr}, {"memory_access", to_string(preset.access)}, {"seed", preset.seed}};
     },

@@ -12,6 +12,7 @@
 #include "cells/cell_record.hpp"
 #include "cells/lifetime_engine.hpp"
 #include "cells/params_json.hpp"
+#include "cells/record_metrics.hpp"
 #include "cells/sized_params.hpp"
 
 namespace allocstress {
@@ -94,6 +95,32 @@ std::string refusal(const AllocatorSpec& a, const nlohmann::json& p, unsigned th
   return bump_budget_refusal("lifetime", a, p, threads, 1.0);  // every iteration allocates
 }
 
+constexpr Metric kTargetLive = workload_metric("target_live_bytes", "bytes", "target live MiB", 1,
+                                               "The live heap the model targets, all threads (--live-bytes; Little's law: live = "
+                                               "allocation rate x mean lifetime).",
+                                               true, true);
+constexpr Metric kModelLive = workload_metric("model_mean_live_bytes", "bytes", "model mean live MiB", 1,
+                                              "The mean live requested bytes the model's size and lifetime laws imply, all threads.",
+                                              false, true);
+constexpr Metric kAchievedLive = workload_metric(
+    "achieved_mean_live_bytes", "bytes", "mean live MiB", 1,
+    "Live requested bytes after each allocation, averaged over the second half of each thread's allocations (steady "
+    "state) and summed over threads.",
+    true, true);
+constexpr Metric kAchievedOverTarget = workload_metric("achieved_over_target", "ratio", "achieved/target", 2,
+                                                       "achieved_mean_live_bytes / target_live_bytes.");
+constexpr Metric kAchievedSd = workload_metric(
+    "achieved_sd_estimate_bytes", "bytes", "live sd estimate MiB", 2,
+    "An estimate of the standard deviation of achieved_mean_live_bytes from the model's randomness alone, treating "
+    "allocations as independent: the real seed-to-seed spread can be larger (1.4x measured for exponential lifetimes with "
+    "fleet sizes).",
+    false, true);
+constexpr Metric kMeanLifetime = workload_metric("mean_lifetime_allocations", "allocations", "mean lifetime (allocs)", 0,
+                                                 "The model's mean lifetime, in allocations made in between.", false);
+constexpr Metric kLifetimeCv = workload_metric("lifetime_cv", "fraction", "lifetime CV", 2,
+                                               "Coefficient of variation of the model's lifetimes (pareto > exponential).");
+constexpr Metric kMeanSize = workload_metric("mean_size_bytes", "bytes", "mean size B", 0, "The model's mean block size.", false);
+
 const WorkloadOption kLifetimeOption{"--lifetime", "lifetime", OptionKind::word,
                                      "lifetime: the lifetime law: exponential, pareto or size-classes", kLifetimeGroup};
 
@@ -112,7 +139,8 @@ const WorkloadEntry kLifetimeEntry{
       o.insert(o.end() - 1, {&kLifetimeOption, &kLiveBytesOption});
       return o;
     }(),
-    .metrics = {},
+    .metrics = pair_cost_metrics_and({&kTargetLive, &kModelLive, &kAchievedLive, &kAchievedOverTarget, &kAchievedSd, &kMeanLifetime,
+                                      &kLifetimeCv, &kMeanSize}),
     .defaults = [](const AllocTestParams& preset) {
       nlohmann::json j = sized_defaults(preset, false);
       const LifetimeModelSpec d;

@@ -10,6 +10,7 @@ namespace allocstress {
 enum class MetricPlace {
   record,            // a top-level field of the record (e.g. cycles_per_pair)
   workload_metrics,  // a field of the record's `workload_metrics` object
+  placement_metrics,  // a field of the record's `placement_metrics` object (data structures)
 };
 
 struct Metric {
@@ -23,5 +24,12 @@ struct Metric {
   bool mib = false;             // a byte count tables show in MiB
   bool in_table = false;        // a column of the workload's Markdown summary table
 };
+
+// A field of `workload_metrics` (shown as a column of its workload's table unless `in_table` is false).
+constexpr Metric workload_metric(std::string_view name, std::string_view unit, std::string_view label, int decimals,
+                                 std::string_view definition, bool in_table = true, bool mib = false, bool headline = false) {
+  return {.name = name, .place = MetricPlace::workload_metrics, .unit = unit, .label = label, .decimals = decimals,
+          .definition = definition, .headline = headline, .mib = mib, .in_table = in_table};
+}
 
 }  // namespace allocstress

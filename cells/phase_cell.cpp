@@ -26,6 +26,7 @@
 #include "workloads/phases/memory_phases.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
+#include "cells/record_metrics.hpp"
 #include "cells/sized_params.hpp"
 #include "platform/process_memory.hpp"
 #include "cells/slot_array.hpp"
@@ -408,14 +409,49 @@ nlohmann::json defaults(const AllocTestParams& preset) {
   return j;
 }
 
+constexpr Metric kRssPerLiveAtEnd = workload_metric("rss_per_live_at_end", "ratio", "RSS/live at end", 2,
+                                                    "RSS growth (RSS - RSS before the measured phase) at the end of the loop / "
+                                                    "live requested bytes then, all threads; null on void (no RSS).");
+constexpr Metric kRssPerLiveAtHalf = workload_metric("rss_per_live_at_half", "ratio", "RSS/live at half", 2,
+                                                     "RSS growth / live requested bytes at the checkpoint halfway through.");
+constexpr Metric kRssPerLiveAfterRise = workload_metric("rss_per_live_after_rise", "ratio", "RSS/live after rise", 2,
+                                                        "RSS growth / live requested bytes when the target is first reached.");
+constexpr Metric kHoldRssGrowth = workload_metric("hold_rss_growth_share", "fraction", "RSS growth in hold", 3,
+                                                  "(RSS growth at the end - after the rise) / after the rise: how much the "
+                                                  "footprint creeps while the live heap holds steady.");
+constexpr Metric kRssAtPeak = workload_metric("rss_at_peak_ratio", "ratio", "RSS/live at peak", 2,
+                                              "RSS growth at the last peak / live requested bytes then.", false);
+constexpr Metric kFreedShare = workload_metric("freed_share", "fraction", "freed share", 2,
+                                               "1 - live bytes after the last drop / at the last peak: what returning "
+                                               "everything freed would give back.");
+constexpr Metric kReturnedAfterDrop = workload_metric("returned_share_after_drop", "fraction", "returned after drop", 2,
+                                                      "(RSS growth at the last peak - right after its drop) / RSS growth at "
+                                                      "the peak.");
+constexpr Metric kReturnedAfterPause = workload_metric("returned_share_after_pause", "fraction", "returned after pause", 2,
+                                                       "(RSS growth at the last peak - at the end of the untimed pause after its "
+                                                       "drop) / RSS growth at the peak (memory a decay timer returns late shows here).");
+constexpr Metric kReturnMs = workload_metric("return_ms", "ms", "return ms", 0,
+                                             "ms from the end of the last drop until RSS came within 10% of its end-of-pause "
+                                             "value (0: already back when the drop ended; null: less than 5% returned).");
+constexpr Metric kRssAfterDrop = workload_metric("rss_after_drop_ratio", "ratio", "RSS/live after drop", 2,
+                                                 "RSS growth right after the last drop / live requested bytes after it.");
+constexpr Metric kRssAfterPause = workload_metric("rss_after_pause_ratio", "ratio", "RSS/live after pause", 2,
+                                                  "RSS growth at the end of the pause after the last drop / live requested "
+                                                  "bytes after the drop.",
+                                                  false);
+constexpr Metric kDropMs = workload_metric("drop_ms", "ms", "drop ms", 1, "ms from the last peak to the end of its drop.", false);
+constexpr Metric kRegrowthRss = workload_metric("regrowth_rss_ratio", "ratio", "regrowth RSS", 2,
+                                                "RSS growth at the end / at the first peak; above 1: the regrowth did not fit "
+                                                "in the memory kept.");
+
 const WorkloadOption kDropShareOption{"--drop-share", "drop_share", OptionKind::percent,
-                                      "phase-peak: percent of the live bytes freed at each drop", kLifetimeGroup};
+                                      "phase-peak: percent of the live bytes freed at each drop", kPhaseGroup};
 const WorkloadOption kPeaksOption{"--peaks", "peaks", OptionKind::count, "phase-peak: grow-and-drop cycles before the final growth",
-                                  kLifetimeGroup};
+                                  kPhaseGroup};
 const WorkloadOption kDropPauseOption{"--drop-pause-ms", "pause_ms", OptionKind::count,
-                                      "phase-peak: untimed pause after each drop while RSS is sampled", kLifetimeGroup};
+                                      "phase-peak: untimed pause after each drop while RSS is sampled", kPhaseGroup};
 const WorkloadOption kDropOrderOption{"--drop-order", "drop_order", OptionKind::word,
-                                      "phase-peak: which blocks a drop frees: newest (the document closed) or random", kLifetimeGroup};
+                                      "phase-peak: which blocks a drop frees: newest (the document closed) or random", kPhaseGroup};
 
 std::vector<const WorkloadOption*> phase_options(std::vector<const WorkloadOption*> own) {
   std::vector<const WorkloadOption*> o = sized_options(false);
@@ -426,7 +462,7 @@ std::vector<const WorkloadOption*> phase_options(std::vector<const WorkloadOptio
 
 template <PhaseShape Shape>
 WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::string (*describe_fn)(const nlohmann::json&),
-                          std::vector<const WorkloadOption*> own) {
+                          std::vector<const WorkloadOption*> own, std::vector<const Metric*> metrics) {
   return {.name = name,
           .family = "phases",
           .summary = summary,
@@ -434,7 +470,7 @@ WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::
           .void_refusal = "",
           .table = TableKind::net_cost,
           .options = phase_options(std::move(own)),
-          .metrics = {},
+          .metrics = pair_cost_metrics_and(std::move(metrics)),
           .defaults = defaults,
           .check = check<Shape>,
           .describe = describe_fn,
@@ -446,11 +482,15 @@ WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::
 
 extern const WorkloadEntry kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry;
 const WorkloadEntry kPhaseRampEntry = phase_entry<PhaseShape::ramp>(
-    kPhaseRampWorkload, "the live heap grows steadily to a target; RSS over time recorded", describe, {});
+    kPhaseRampWorkload, "the live heap grows steadily to a target; RSS over time recorded", describe, {},
+    {&kRssPerLiveAtHalf, &kRssPerLiveAtEnd});
 const WorkloadEntry kPhasePlateauEntry = phase_entry<PhaseShape::plateau>(
-    kPhasePlateauWorkload, "the live heap rises to a target, then holds it", describe, {});
+    kPhasePlateauWorkload, "the live heap rises to a target, then holds it", describe, {},
+    {&kRssPerLiveAfterRise, &kHoldRssGrowth, &kRssPerLiveAtEnd});
 const WorkloadEntry kPhasePeakEntry = phase_entry<PhaseShape::peak>(
     kPhasePeakWorkload, "peaks: grow to the target, free most of it, pause; does the allocator give memory back?", describe_peak,
-    {&kDropShareOption, &kPeaksOption, &kDropPauseOption, &kDropOrderOption});
+    {&kDropShareOption, &kPeaksOption, &kDropPauseOption, &kDropOrderOption},
+    {&kFreedShare, &kReturnedAfterDrop, &kReturnedAfterPause, &kReturnMs, &kRssAfterDrop, &kRegrowthRss, &kRssAtPeak, &kRssAfterPause,
+     &kDropMs, &kRssPerLiveAtEnd});
 
 }  // namespace allocstress

@@ -21,6 +21,7 @@
 #include "allocators/in_tree_registry.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
+#include "cells/record_metrics.hpp"
 #include "workloads/replay/replay_program.hpp"
 #include "platform/process_memory.hpp"
 
@@ -250,7 +251,7 @@ const WorkloadEntry kReplayEntry{
     .void_refusal = "",
     .table = TableKind::net_cost,
     .options = {&kTraceOption, &kAccessOption, &kAllocstatsEveryOption, &kSeedOption},
-    .metrics = {},
+    .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) {
       // The trace does not say what the program touched: no memory access unless asked.
       return nlohmann::json{{"trace", nullptr}, {"memory_access", "none"}, {"allocstats_every", 0}, {"seed", preset.seed}};

@@ -18,6 +18,7 @@
 #include "workloads/structures/multilist.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
+#include "cells/record_metrics.hpp"
 #include "platform/perf_counters.hpp"
 #include "cells/placement_metrics.hpp"
 
@@ -244,6 +245,31 @@ nlohmann::json run_structure_cell(const Cell& cell, const AllocatorSpec& allocat
 }
 
 
+constexpr Metric kBuildCycles{.name = "build_cycles_per_node", .place = MetricPlace::record, .unit = "TSC cycles",
+                              .label = "build cycles/node", .decimals = 1,
+                              .definition = "Build-phase cycles per node inserted (insertion walk, allocation, payload write, "
+                                            "interleaved blocks).",
+                              .in_table = true};
+constexpr Metric kSearchCycles{.name = "search_cycles_per_visit", .place = MetricPlace::record, .unit = "TSC cycles",
+                               .label = "search cycles/visit", .decimals = 2,
+                               .definition = "Search-phase cycles per node compared: the cost of walking the nodes where the "
+                                             "allocator placed them.  Raw: a structure cannot be built on void.",
+                               .headline = true, .in_table = true};
+constexpr Metric kChurnCycles{.name = "churn_cycles_per_node", .place = MetricPlace::record, .unit = "TSC cycles",
+                              .label = "churn cycles/node", .decimals = 1,
+                              .definition = "Churn-phase cycles per node deleted and re-inserted; null without churn."};
+constexpr Metric kLineUtilisation{.name = "cache_line_utilisation", .place = MetricPlace::placement_metrics, .unit = "fraction",
+                                  .label = "line util", .decimals = 2,
+                                  .definition = "Requested node bytes / bytes of the distinct cache lines the live nodes touch.",
+                                  .in_table = true};
+constexpr Metric kPageUtilisation{.name = "page_utilisation", .place = MetricPlace::placement_metrics, .unit = "fraction",
+                                  .label = "page util", .decimals = 2,
+                                  .definition = "Requested node bytes / bytes of the distinct pages the live nodes touch.",
+                                  .in_table = true};
+constexpr Metric kSetHistogram{.name = "set_histogram_max_over_mean", .place = MetricPlace::placement_metrics, .unit = "ratio",
+                               .label = "L1 set max/mean", .decimals = 2,
+                               .definition = "The fullest L1 set's node count / the mean count per set (1 = even)."};
+
 const WorkloadOption kNodesOption{"--nodes", "nodes", OptionKind::count, "Nodes per thread (multilist: sub-list nodes)", kStructureGroup};
 const WorkloadOption kNodeSizeOption{"--node-size", "node_size", OptionKind::count, "Bytes per node, a multiple of 8", kStructureGroup};
 const WorkloadOption kSearchesOption{"--searches", "searches", OptionKind::count, "Queries per thread", kStructureGroup};
@@ -270,7 +296,8 @@ WorkloadEntry structure_entry(std::string_view summary, std::vector<const Worklo
                           "no baseline is subtracted)",
           .table = TableKind::structure,
           .options = std::move(options),
-          .metrics = {},
+          .metrics = {&kBuildCycles, &kSearchCycles, &kChurnCycles, &kLineUtilisation, &kPageUtilisation, &kSetHistogram, &kOverheadRatio,
+                      &kPeakRss},
           .defaults = defaults<Workload>,
           .check = check<Workload>,
           .describe = describe,

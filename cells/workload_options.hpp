@@ -50,7 +50,8 @@ std::string option_text(const WorkloadOption& option, const nlohmann::json& valu
 inline constexpr std::string_view kSizedGroup = "Workloads that draw sizes (alloc-test, xthread, larson, lifetime, phase-*)";
 inline constexpr std::string_view kStructureGroup = "Data structures (bintree, linkedlist, multilist)";
 inline constexpr std::string_view kCrossThreadGroup = "Cross-thread frees (xthread, larson)";
-inline constexpr std::string_view kLifetimeGroup = "Lifetimes (lifetime) and memory phases (phase-*)";
+inline constexpr std::string_view kLifetimeGroup = "Lifetimes (lifetime; --live-bytes also phase-*)";
+inline constexpr std::string_view kPhaseGroup = "Memory phases (phase-ramp, phase-plateau, phase-peak)";
 inline constexpr std::string_view kFalseSharingGroup = "False sharing (false-sharing-active, false-sharing-passive)";
 inline constexpr std::string_view kTraceGroup = "Traces (replay, fitted)";
 inline constexpr std::string_view kGeneralWorkloadGroup = "Workload";

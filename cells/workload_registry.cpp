@@ -30,6 +30,29 @@ const WorkloadEntry* find_workload(std::string_view name) {
   return nullptr;
 }
 
+nlohmann::json workload_registry_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const WorkloadEntry* e : workload_registry()) {
+    nlohmann::json options = nlohmann::json::array(), metrics = nlohmann::json::array(), companions = nlohmann::json::array();
+    for (const WorkloadOption* o : e->options) options.push_back(o->flag);
+    for (const Metric* m : e->metrics) metrics.push_back(m->name);
+    for (std::string_view c : e->companions) companions.push_back(c);
+    const char* table = e->table == TableKind::net_cost ? "net_cost" : e->table == TableKind::structure ? "structure" : "false_sharing";
+    out.push_back({{"name", e->name},
+                   {"family", e->family},
+                   {"summary", e->summary},
+                   {"void_baseline", e->void_baseline},
+                   {"table", table},
+                   {"simulates_caches", e->simulates_caches},
+                   {"profiles", e->profiles},
+                   {"runs_alone", !e->runs_alone.empty()},
+                   {"companions", companions},
+                   {"options", options},
+                   {"metrics", metrics}});
+  }
+  return out;
+}
+
 std::string workload_names_text() {
   std::string out;
   for (const WorkloadEntry* e : workload_registry()) out += (out.empty() ? "" : ", ") + std::string(e->name);

@@ -1,11 +1,12 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// commands (list, run, matrix, replay, probe, trace, trace-info, import, fit, slurm
+// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, slurm
 // submit|status|merge|run-cell, report, compare).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <string_view>
 
+#include "cli/catalogue_commands.hpp"
 #include "cli/commands.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/import_command.hpp"
@@ -30,7 +31,11 @@ int main(int argc, char** argv) {
   TraceInfoCommand trace_info;
   ImportCommand import;
   FitCommand fit;
+  WorkloadsCommand workloads;
+  MetricsCommand metrics;
   list.add_to(app);
+  workloads.add_to(app);
+  metrics.add_to(app);
   run.add_to(app);
   matrix.add_to(app);
   replay.add_to(app);
@@ -66,6 +71,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (list.cmd->parsed()) return list.execute();
+    if (workloads.cmd->parsed()) return workloads.execute();
+    if (metrics.cmd->parsed()) return metrics.execute();
     if (run.cmd->parsed()) return run.execute();
     if (replay.cmd->parsed()) return replay.execute(command_line);
     if (probe.cmd->parsed()) return probe.execute();

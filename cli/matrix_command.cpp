@@ -46,7 +46,6 @@ void MatrixCommand::add_to(CLI::App& app) {
       ->group(general);
   cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)")->group(general);
   cmd->add_option("--add-allocator", added, "Add a drop-in allocator NAME=/path/lib.so to the catalogue (repeatable)")->group(general);
-  cmd->add_option("--allocator", added_old, "Deprecated: use --add-allocator")->group("Deprecated spellings");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)")->group(general);
   cmd->add_option("--threads", threads, "Thread counts: 1,2,4 or 1-4 (default 1..usable PUs)")->group(general);
   cmd->add_option("--reps", reps, "Repetitions per cell (default 5)")->check(kWholeNumber)->group(general);
@@ -69,6 +68,7 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_flag("--cache-sim", cache_sim,
                 "Add one callgrind cache-simulation cell per structure workload x allocator x threads (slow, deterministic)")
       ->group("Profile and cache simulation");
+  workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
     cmd->add_flag("--plan-only", plan_only, "Write the plan (every cell and its command) to --out and run nothing")->group(backends);
@@ -82,11 +82,13 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--slurm-time", time_limit,
                   "Slurm: time limit of one array task (one cell), sbatch syntax such as 10:00; the cell's own limit is --timeout")
       ->group(backends);
-  cmd->add_option("--time", time_limit_old, "Deprecated: use --slurm-time")->group("Deprecated spellings");
   cmd->add_option("--results-dir", results_dir, "Slurm: a directory on a filesystem every node sees; each task writes its record there")
       ->group(backends);
   cmd->add_flag("--allow-local-results-dir", allow_local_results_dir, "Slurm: accept a node-local (tmpfs) results directory (single-node clusters)")
       ->group(backends);
+  cmd->add_option("--allocator", added_old, "Deprecated: use --add-allocator")->group("Deprecated spellings");
+  cmd->add_option("--time", time_limit_old, "Deprecated: use --slurm-time")->group("Deprecated spellings");
+  workload.add_deprecated_to(*cmd);
 }
 
 int MatrixCommand::execute(const std::string& command_line) {

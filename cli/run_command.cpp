@@ -69,13 +69,15 @@ void RunCommand::add_to(CLI::App& app) {
       ->group("General");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)")->group("General");
   cmd->add_flag("--verify-only", verify_only, "Only check that malloc resolves into the allocator's library")->group("General");
+  workload.add_to(*cmd, workload_registry(), true);
   cmd->add_flag("--cache-sim", cache_sim, "Simulate the search phase's L1/LL misses under callgrind (data structures; slow, deterministic)")
       ->group("Modes");
   cmd->add_flag("--profile", profile,
                 "A profile run of alloc-test on a drop-in allocator (latency by class, memory syscalls, memory breakdown, counters)")
       ->group("Modes");
   cmd->add_option("--sample-every", sample_every, "--profile: time 1 in N operations (default 64)")->check(kWholeNumber)->group("Modes");
-  workload.add_to(*cmd, workload_registry(), true);
+  workload.add_placement_to(*cmd);
+  workload.add_deprecated_to(*cmd);
 }
 
 int RunCommand::execute() {

@@ -1,7 +1,8 @@
 // The options that describe a cell's workload, for `run`, `matrix`, `replay` and `slurm submit`,
 // registered from the workload registry: --workload, every workload option once (in its help
 // section, with each workload's default), their deprecated spellings, and placement
-// (--placement, --reserve-os-pu, --oversubscribe).  After parsing, given() hands the workload
+// (--placement, --reserve-os-pu, --oversubscribe), each in its own call so that a command
+// orders its --help sections.  After parsing, given() hands the workload
 // options to plan/workload_params.hpp, which applies them.
 #pragma once
 
@@ -26,6 +27,10 @@ class WorkloadFlags {
   // so that one given to the wrong workload gets the registry's clear error); --workload too when
   // `workload_option` (else it is accepted but not listed).
   void add_to(CLI::App& app, const std::vector<const WorkloadEntry*>& shown, bool workload_option);
+  // --placement, --reserve-os-pu, --oversubscribe (their own --help section).
+  void add_placement_to(CLI::App& app);
+  // The deprecated spellings of workload options (call last: their --help section comes last).
+  void add_deprecated_to(CLI::App& app);
 
   std::string workload = "alloc-test";  // --workload (a comma-separated list for matrix)
   std::string placement = "compact";
@@ -43,6 +48,8 @@ class WorkloadFlags {
   std::vector<std::pair<std::string, CLI::Option*>> options_;  // workload options and deprecated spellings
   std::vector<CLI::Option*> general_;                           // --workload and placement
   CLI::Option* workload_option_ = nullptr;
+  std::vector<std::string_view> aliases_;
+  std::vector<const WorkloadEntry*> shown_;
 };
 
 }  // namespace allocstress

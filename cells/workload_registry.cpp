@@ -64,6 +64,12 @@ const WorkloadEntry& workload_entry(std::string_view name) {
   throw std::invalid_argument("unknown workload '" + std::string(name) + "' (accepted: " + workload_names_text() + ")");
 }
 
+const Metric* headline_metric(const WorkloadEntry& entry) {
+  for (const Metric* m : entry.metrics)
+    if (m->headline) return m;
+  return nullptr;
+}
+
 bool takes_option(const WorkloadEntry& entry, std::string_view flag) {
   return std::any_of(entry.options.begin(), entry.options.end(), [&](const WorkloadOption* o) { return o->flag == flag; });
 }

@@ -91,6 +91,8 @@ const WorkloadEntry& workload_entry(std::string_view name);
 nlohmann::json workload_registry_json();
 // "alloc-test, bintree, ..." for messages and help.
 std::string workload_names_text();
+// The metric `entry`'s allocators are ranked by (the one its metrics mark headline), or nullptr.
+const Metric* headline_metric(const WorkloadEntry& entry);
 // Whether `entry` takes `flag`.
 bool takes_option(const WorkloadEntry& entry, std::string_view flag);
 

@@ -60,8 +60,9 @@ std::vector<unsigned> planned_threads(const MatrixPlan& plan, const PlanRequest&
     const auto it = plan.inputs.find(w);
     const InputDefaults d = e.input_defaults(plan.params.at(w), it == plan.inputs.end() ? nlohmann::json::object() : it->second);
     if (d.threads && d.threads_fixed) {
-      if (!r.threads.empty())
-        throw UsageError(w + " cannot take --threads: " + std::string(e.runs_alone) + " (" + std::to_string(*d.threads) + "); drop --threads");
+      if (!r.threads.empty() && parse_thread_list(r.threads) != std::vector<unsigned>{*d.threads})
+        throw UsageError(w + " cannot take --threads " + r.threads + ": " + std::string(e.runs_alone) + " (" + std::to_string(*d.threads) +
+                         "); drop --threads");
       return {*d.threads};
     }
     if (d.threads && r.threads.empty()) return {*d.threads};

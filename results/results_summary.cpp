@@ -42,9 +42,13 @@ bool has_void_baseline(const std::string& workload) {
 
 bool has_baseline(const Json& r) { return has_void_baseline(r.value("workload", "")); }
 
-// The figure speed_vs_system compares: net cycles/pair (alloc-test, replay), search cycles/visit (structures).
-const char* speed_metric(const std::string& workload) {
-  return has_void_baseline(workload) ? "net_cycles_per_pair" : "search_cycles_per_visit";
+// The figure speed_vs_system compares: the workload's headline metric where it is a record field
+// (net cycles/pair, search cycles/visit); "" where it has none (false sharing: its slowdown is
+// already a ratio against its own baseline; unknown workloads).
+std::string speed_metric(const std::string& workload) {
+  const WorkloadEntry* e = find_workload(workload);
+  const Metric* m = e != nullptr ? headline_metric(*e) : nullptr;
+  return m != nullptr && m->place == MetricPlace::record ? std::string(m->name) : std::string();
 }
 
 using CellRep = std::tuple<std::string, unsigned, unsigned>;  // workload, threads, repetition
@@ -168,8 +172,8 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
       if (first.contains("workload_metrics")) e["workload_metrics"] = summarised_workload_metrics(group, stat);
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
-        if (allocator == kReferenceAllocator && e[speed_metric(workload)].is_number())
-          reference[{workload, threads}] = e[speed_metric(workload)].get<double>();
+        if (const std::string metric = speed_metric(workload); !metric.empty() && allocator == kReferenceAllocator && e[metric].is_number())
+          reference[{workload, threads}] = e[metric].get<double>();
       }
       out.push_back(std::move(e));
     }
@@ -177,9 +181,9 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   for (const auto& [key, index] : median_index) {
     const auto& [workload, allocator, threads] = key;
     Json& e = out[index];
-    const char* metric = speed_metric(workload);
+    const std::string metric = speed_metric(workload);
     const auto ref = reference.find({workload, threads});
-    const bool usable = ref != reference.end() && ref->second > 0 && e[metric].is_number() && e[metric].get<double>() > 0 &&
+    const bool usable = !metric.empty() && ref != reference.end() && ref->second > 0 && e[metric].is_number() && e[metric].get<double>() > 0 &&
                         allocator != kBaselineAllocator;
     e["speed_vs_system"] = usable ? Json(ref->second / e[metric].get<double>()) : Json(nullptr);
   }

@@ -1,0 +1,96 @@
+// The Markdown summary's tables of the cells that are not timing runs: the Gleipnir-style
+// simulated-cache table (mode "simulate") and the profile table (mode "profile").
+#include <cstdio>
+
+#include "results/table_parts.hpp"
+
+namespace allocstress::table_parts {
+
+namespace {
+
+std::string fmt(const Json& v, const char* format) {
+  if (!v.is_number()) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v.get<double>());
+  return buf;
+}
+
+}  // namespace
+
+// Gleipnir-style: per workload x allocator, the search phase's simulated demand fetches and misses.
+void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg) {
+  std::vector<const Json*> sims;
+  for (const auto& e : benchmarks)
+    if (e.value("mode", "") == "simulate" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok") sims.push_back(&e);
+  if (sims.empty()) return;
+  const Json& d1 = sims.front()->at("simulated_cache").at("d1");
+  const Json& ll = sims.front()->at("simulated_cache").at("ll");
+  md << "\n### Simulated caches, search phase only (callgrind; L1d " << d1.at("size").get<std::size_t>() / 1024 << " KiB "
+     << d1.at("associativity") << "-way " << d1.at("line") << " B, LL " << ll.at("size").get<std::size_t>() / 1024 << " KiB "
+     << ll.at("associativity") << "-way)\n\n"
+     << "| workload | allocator | threads | demand fetches (data refs) | L1 misses | L1 miss rate | LL misses | search cycles/visit (real) | HW L1d read misses |\n"
+     << "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const Json* e : sims) {
+    const Json& s = e->at("simulated_cache");
+    const CellKey key{e->at("workload").get<std::string>(), e->at("allocator").get<std::string>(), e->at("threads").get<unsigned>()};
+    const Json* med = agg.get(key, "median");
+    std::string hw = "n/a";
+    for (const auto& t : benchmarks)  // first timing record of the cell says whether counters were there
+      if (t.value("mode", "") == "timing" && t.value("run_type", "") == "iteration" && t.value("workload", "") == std::get<0>(key) &&
+          t.value("allocator", "") == std::get<1>(key) && t.value("threads", 0u) == std::get<2>(key) && t.contains("hardware_cache_misses")) {
+        const Json& h = t.at("hardware_cache_misses");
+        hw = h.value("status", "") == "measured" ? fmt(h.at("values").value("l1d_read_misses", Json()), "%.0f") : "n/a";
+        break;
+      }
+    md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << s.at("data_refs") << " | "
+       << s.at("d1_misses") << " | " << fmt(s.at("d1_miss_rate"), "%.4f") << " | " << s.at("ll_misses") << " | "
+       << (med ? fmt((*med)["search_cycles_per_visit"], "%.2f") : "n/a") << " | " << hw << " |\n";
+  }
+  md << "\nDemand fetches = data reads + writes of the search loop as callgrind counts them; misses from its cache "
+        "simulator with address randomisation off, after one uncollected warm-up search (identical on every run at one thread).  HW = perf_event_open hardware counters "
+        "of the timing runs; n/a where the machine exposes no PMU (the reason is in each record).\n";
+}
+
+// One row per profile record: small-block latency percentiles, memory system calls, the memory
+// breakdown at the end of the loop, blowup.
+void profile_table(std::ostringstream& md, const Json& benchmarks) {
+  std::vector<const Json*> profiles;
+  for (const auto& e : benchmarks)
+    if (e.value("mode", "") == "profile" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok") profiles.push_back(&e);
+  if (profiles.empty()) return;
+  auto latency = [](const Json& p, const char* op, const char* address) {
+    for (const auto& row : p.at("latency"))
+      if (row.at("op") == op && row.at("size_class") == "small" && row.at("address") == address)
+        return fmt(row.at("p50_ns"), "%.0f") + " / " + fmt(row.at("p99_ns"), "%.0f");
+    return std::string("n/a");
+  };
+  auto value = [](const Json& figure, double scale, const char* format) {
+    return figure.at("value").is_number() ? fmt(Json(figure.at("value").get<double>() / scale), format) : std::string("n/a");
+  };
+  md << "\n### Profile runs (alloc-test; mode profile, separate from the timing runs)\n\n"
+     << "| allocator | threads | sampled | malloc new p50/p99 ns | malloc reused p50/p99 ns | free p50/p99 ns | mmap | munmap | madvise | mprotect | brk | "
+        "allocated MiB | resident MiB | internal frag MiB | blowup |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const Json* e : profiles) {
+    const Json& p = e->at("profile");
+    const Json& calls = p.at("syscalls");
+    auto count = [&](const char* name) {
+      return calls.contains("counts") ? std::to_string(calls.at("counts").at(name).get<std::uint64_t>()) : std::string("n/a");
+    };
+    const Json& peak = p.at("memory").at("at_peak");
+    md << "| " << e->at("allocator").get<std::string>() << " | " << e->at("threads") << " | "
+       << fmt(Json(p.at("share_sampled").get<double>() * 100), "%.2f%%") << " | " << latency(p, "malloc", "new") << " | "
+       << latency(p, "malloc", "reused") << " | " << latency(p, "free", "any") << " | " << count("mmap") << " | " << count("munmap")
+       << " | " << count("madvise") << " | " << count("mprotect") << " | " << count("brk") << " | " << value(peak.at("allocator").at("allocated"), 1048576.0, "%.1f")
+       << " | " << value(peak.at("allocator").at("resident"), 1048576.0, "%.1f") << " | "
+       << value(peak.at("internal_fragmentation"), 1048576.0, "%.2f") << " | " << value(p.value("blowup", Json{{"value", nullptr}}), 1.0, "%.2f")
+       << " |\n";
+  }
+  md << "\nLatency: small blocks (below the fingerprint's small bound), 1 in sample_every operations timed, the empty "
+        "timer bracket subtracted, percentiles at the lower edge of log-linear buckets (within 6.25%). System calls: "
+        "strace counts of the measured phase (exact). Memory at the end of the loop, all blocks live: allocated and "
+        "resident as the allocator reports them (n/a where it has no API). Blowup: RSS growth per live byte at N threads "
+        "over 1 thread.\n";
+}
+
+}  // namespace allocstress::table_parts

@@ -1,0 +1,38 @@
+// Pieces the Markdown summary's tables share (results_table.cpp renders the summary, workload_tables.cpp
+// one table per workload, mode_tables.cpp the simulated-cache and profile tables).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace allocstress::table_parts {
+
+using Json = nlohmann::json;
+using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+// The aggregate entries of each cell by aggregate name ("median", "cv", ...), and the cells in
+// the order they first appear.
+struct Aggregates {
+  std::map<CellKey, std::map<std::string, const Json*>> by_cell;
+  std::vector<CellKey> order;
+  const Json* get(const CellKey& key, const std::string& stat) const;
+};
+
+// `v` printed with `decimals` decimals, or "n/a" when it is not a number.
+std::string fixed(const Json& v, int decimals);
+std::string mib(const Json& bytes, int decimals = 1);
+
+// One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.
+// Under it, the definitions of the columns not in `defined` yet (which it extends).
+void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined);
+
+// The Gleipnir-style simulated-cache table (mode "simulate" records), and the profile table.
+void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
+void profile_table(std::ostringstream& md, const Json& benchmarks);
+
+}  // namespace allocstress::table_parts

@@ -1,0 +1,110 @@
+// One workload's table in the Markdown summary: a row per (allocator, threads) with the median of
+// every metric its registry entry marks in_table, in the entry's order; after the headline
+// metric its coefficient of variation and, where the headline is a record field, its speed
+// relative to the system allocator; for a workload with a companion (xthread: alloc-test) the
+// ratio of its overhead to the companion's.  Under the table, each column's definition from the
+// metric catalogue.  The void baseline's row of a workload net of void shows 0 by definition.
+#include <cstdio>
+
+#include "cells/workload_registry.hpp"
+#include "results/table_parts.hpp"
+
+namespace allocstress::table_parts {
+
+namespace {
+
+const Json& value_of(const Json& aggregate, const Metric& m) {
+  static const Json none;
+  const Json* where = &aggregate;  // record and placement metrics (flattened into the aggregates)
+  if (m.place == MetricPlace::workload_metrics) {
+    const auto block = aggregate.find("workload_metrics");
+    if (block == aggregate.end()) return none;
+    where = &*block;
+  }
+  const auto it = where->find(std::string(m.name));
+  return it == where->end() ? none : *it;
+}
+
+std::string shown(const Json& v, const Metric& m) { return m.mib ? mib(v, m.decimals) : fixed(v, m.decimals); }
+
+// The workload's overhead ratio over its companion's at the same allocator and threads.
+std::string companion_ratio(const CellKey& key, const std::string& companion, const Json& median, const Aggregates& agg) {
+  const Json* ref = agg.get(CellKey{companion, std::get<1>(key), std::get<2>(key)}, "median");
+  if (ref == nullptr) return "n/a";
+  const Json& a = ref->value("overhead_ratio", Json());
+  const Json& x = median.value("overhead_ratio", Json());
+  return a.is_number() && x.is_number() && a.get<double>() > 0 ? fixed(Json(x.get<double>() / a.get<double>()), 3) : "n/a";
+}
+
+}  // namespace
+
+void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined) {
+  const WorkloadEntry* entry = find_workload(workload);
+  if (entry == nullptr) {
+    md << "(" << workload << " is not a workload this allocstress knows: no table)\n";
+    return;
+  }
+  std::vector<const Metric*> columns;
+  for (const Metric* m : entry->metrics)
+    if (m->in_table) columns.push_back(m);
+  const Metric* headline = headline_metric(*entry);
+  const bool vs_system = headline != nullptr && headline->place == MetricPlace::record;
+  const std::string companion = entry->companions.empty() ? "" : std::string(entry->companions.front());
+
+  md << "| allocator | threads | reps ok |";
+  std::string rule = "|---|---:|---:|";
+  for (const Metric* m : columns) {
+    md << " " << m->label << " |";
+    rule += "---:|";
+    if (m == headline) {
+      md << " CV |" << (vs_system ? " vs system |" : "");
+      rule += vs_system ? "---:|---:|" : "---:|";
+    }
+  }
+  if (!companion.empty()) {
+    md << " blowup vs " << companion << " |";
+    rule += "---:|";
+  }
+  md << "\n" << rule << "\n";
+
+  for (const CellKey& key : agg.order) {
+    if (std::get<0>(key) != workload) continue;
+    const Json& med = *agg.get(key, "median");
+    const Json* cv = agg.get(key, "cv");
+    const bool baseline = entry->void_baseline && std::get<1>(key) == "void";
+    md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok") << " |";
+    for (const Metric* m : columns) {
+      const bool net = std::string_view(m->name).starts_with("net_");
+      if (baseline && m == headline) md << " 0 (by definition) |";
+      else if (baseline && net) md << " 0 |";
+      else if (baseline && (m->place == MetricPlace::workload_metrics || m->name == "overhead_ratio")) md << " - |";
+      else md << " " << shown(value_of(med, *m), *m) << " |";
+      if (m != headline) continue;
+      // void's spread is that of its raw cost (its net cost is 0)
+      const Json& spread = cv == nullptr ? Json() : baseline ? cv->value("cycles_per_pair", Json()) : value_of(*cv, *m);
+      md << " " << fixed(spread, 3) << " |";
+      if (vs_system) md << " " << (baseline ? std::string("-") : fixed(med.value("speed_vs_system", Json()), 2)) << " |";
+    }
+    if (!companion.empty()) md << " " << (baseline ? std::string("-") : companion_ratio(key, companion, med, agg)) << " |";
+    md << "\n";
+  }
+
+  md << "\nMedians over the ok repetitions.";
+  bool repeated = false;  // a column defined under an earlier table
+  for (const Metric* m : columns) {
+    if (defined.insert(std::string(m->label)).second) md << " **" << m->label << "**: " << m->definition;
+    else repeated = true;
+  }
+  if (headline != nullptr) {
+    md << " **CV**: coefficient of variation of " << headline->label << " over repetitions";
+    md << (entry->void_baseline ? " (of raw cycles/pair for void)." : ".");
+    if (vs_system) md << " **vs system**: median " << headline->label << " of system / of this allocator: > 1 is cheaper than glibc.";
+  }
+  if (repeated) md << " Columns defined under an earlier table mean the same here.";
+  if (!companion.empty())
+    md << " **blowup vs " << companion << "**: this overhead ratio / " << companion << "'s at the same allocator and threads ("
+       << entry->companion_reason << ").";
+  md << "\n";
+}
+
+}  // namespace allocstress::table_parts

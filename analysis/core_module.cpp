@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cells/metric_catalogue.hpp"
+#include "cells/metrics/metric_catalogue.hpp"
 #include "cells/workload_registry.hpp"
 #include "results/results_file.hpp"
 #include "results/results_reader.hpp"

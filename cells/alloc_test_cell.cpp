@@ -14,7 +14,7 @@
 #include "allocators/drop_in/allocator_fingerprint.hpp"
 #include "allocators/drop_in/allocator_memory.hpp"
 #include "cells/cell_record.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "cells/sized_params.hpp"
 #include "cells/profiling/latency_profile.hpp"
 #include "platform/perf_counters.hpp"

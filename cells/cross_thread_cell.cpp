@@ -21,7 +21,7 @@
 #include "workloads/cross_thread/larson.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "workloads/cross_thread/cross_thread_params.hpp"
 #include "cells/sized_params.hpp"
 #include "cells/slot_array.hpp"

@@ -7,7 +7,7 @@
 #include "cells/cell_record.hpp"
 #include "cells/lifetime_engine.hpp"
 #include "cells/params_json.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "workloads/lifetimes/lifetime_params.hpp"
 
 namespace allocstress {

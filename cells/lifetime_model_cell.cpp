@@ -12,7 +12,7 @@
 #include "cells/cell_record.hpp"
 #include "cells/lifetime_engine.hpp"
 #include "cells/params_json.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "cells/sized_params.hpp"
 
 namespace allocstress {

@@ -26,7 +26,7 @@
 #include "workloads/phases/memory_phases.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "cells/sized_params.hpp"
 #include "platform/process_memory.hpp"
 #include "cells/slot_array.hpp"

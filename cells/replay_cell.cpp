@@ -21,7 +21,7 @@
 #include "allocators/in_tree_registry.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "workloads/replay/replay_program.hpp"
 #include "platform/process_memory.hpp"
 

@@ -18,7 +18,7 @@
 #include "workloads/structures/multilist.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 #include "platform/perf_counters.hpp"
 #include "cells/placement_metrics.hpp"
 

@@ -18,7 +18,7 @@
 
 #include "allocators/allocator_catalog.hpp"
 #include "cells/cell.hpp"
-#include "cells/metric.hpp"
+#include "cells/metrics/metric.hpp"
 #include "cells/workload_options.hpp"
 #include "platform/topology.hpp"
 #include "workloads/alloc_test.hpp"

@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "cells/metric_catalogue.hpp"
+#include "cells/metrics/metric_catalogue.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/errors.hpp"
 

@@ -1,9 +1,9 @@
 # Tests of trace import, trace-info and the trace reader's bad-input handling (included from
 # tests/CMakeLists.txt): unit tests, the CLI script, and the libFuzzer run of the reader.
-target_sources(allocstress_unit_tests PRIVATE unit/trace_import_test.cpp unit/trace_reader_test.cpp)
+target_sources(allocstress_unit_tests PRIVATE unit/trace/trace_import_test.cpp unit/trace/trace_reader_test.cpp)
 
 if(NOT ALLOCSTRESS_SANITIZE)
-  add_test(NAME cli.trace_import COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/trace_import.sh)
+  add_test(NAME cli.trace_import COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/traces/trace_import.sh)
   # This file is included before tests/CMakeLists.txt defines cli_env: the script needs only these.
   set_tests_properties(cli.trace_import PROPERTIES
     ENVIRONMENT "ALLOCSTRESS=$<TARGET_FILE:allocstress>;TRACE_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data/traces"

@@ -1,5 +1,5 @@
 // The metric catalogue (see metric_catalogue.hpp).
-#include "cells/metric_catalogue.hpp"
+#include "cells/metrics/metric_catalogue.hpp"
 
 #include <stdexcept>
 

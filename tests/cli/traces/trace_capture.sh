@@ -4,7 +4,7 @@
 # and operator new/delete variant, two threads freeing each other's blocks, fork children, abort,
 # exec, kill -9; then real programs nobody here wrote (sort, python3), jemalloc underneath, and
 # bad input.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 : "${TRACER:?}" "${DUMP_TRACE:?}" "${KNOWN_SEQUENCE:?}"
 unset LD_PRELOAD ALLOCSTRESS_TRACE_OUT ALLOCSTRESS_TRACE_LEVEL ALLOCSTRESS_TRACE_CALL_SITES
 

@@ -1,7 +1,7 @@
 # phase-ramp, phase-plateau, phase-peak through `allocstress run`: every shape on system and pool
 # gives an ok record with its RSS series, checkpoints and metrics; the op stream depends on the
 # seed only; bad parameters give one error line and exit 2.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 SMALL=(--live-bytes 4000000 --iterations 1000000 --max-size-exp 12)
 

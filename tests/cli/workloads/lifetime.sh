@@ -2,7 +2,7 @@
 # baseline at 1 and 2 threads runs ok, states Little's law from its tables (= the target), and
 # its measured mean live bytes meets the target within 5 x the record's own estimate of the
 # measurement's standard deviation; bad shapes and live sizes give one error line and exit 2.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 # Inverse sizes below 1 KiB (mean ~24 B): mean lifetimes ~4000..8000 allocations, well inside the
 # accepted range (<= 25000 for 400000 allocations per thread), every cell well under a second.

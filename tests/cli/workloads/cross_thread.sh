@@ -1,7 +1,7 @@
 # The cross-thread workloads through `allocstress run`: xthread at remote share 0/50/100 and
 # larson on a drop-in (system) and an in-tree (pool) allocator at 2 threads; share 0 is
 # alloc-test's stream; one thread warns; bad parameters give one error line and exit 2.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 # check NAME PYTHON-EXPRESSION -- COMMAND...: runs the cell, then evaluates the expression on its
 # record `r` (with `m` = r["workload_metrics"]); prints the record's gist when it is false.

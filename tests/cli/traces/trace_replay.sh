@@ -3,7 +3,7 @@
 # deadlock (each run under a timeout) and with every operation replayed; `allocstress replay`
 # writes a schema-valid results file with a replay table and the allocstats series; a trace cut
 # short replays its complete blocks with a warning; bad input is refused with one line.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 : "${MAKE_TRACE:?set by CTest}"
 
 field() { /usr/bin/python3 -c "import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); print($1)"; }

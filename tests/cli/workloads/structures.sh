@@ -2,7 +2,7 @@
 # every in-tree backend; the simulated-cache figures are identical across two runs; a matrix over the three
 # workloads with --cache-sim gives a schema-valid file, a per-workload table and the Gleipnir-style
 # simulated-cache table, with void listed as skipped for the structures (it cannot hold one).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 SMALL=(--nodes 2000 --searches 5000)
 
 field() { /usr/bin/python3 -c "import json,sys; r=json.loads(sys.stdin.read().strip().splitlines()[-1]); print($1)"; }

@@ -1,7 +1,7 @@
 # `allocstress fit`: fits a generated trace (the replay tests' generator, known shape), writes a
 # fit file that states the trace's own figures, is deterministic, never overwrites without
 # --force; bad input gives one error line, exit 2 and no file.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 : "${MAKE_TRACE:?set by CTest}"
 
 # 2 threads x 20000 ops, 20% of frees by the other thread; the generator prints its own counts.

@@ -1,5 +1,5 @@
 // Shared record metrics (see record_metrics.hpp).
-#include "cells/record_metrics.hpp"
+#include "cells/metrics/record_metrics.hpp"
 
 namespace allocstress {
 

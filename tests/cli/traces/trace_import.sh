@@ -1,7 +1,7 @@
 # `allocstress import` (Steve ops text, heaptrack data) and `allocstress trace-info`: the
 # fixtures of tests/data/traces give their known counts (README.md there); bad input is one
 # error line, exit 2, and no file left behind; a cut trace is summarised with one warning.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 : "${TRACE_DATA:?set by CTest}"
 STEVE="$TRACE_DATA/steve-small.ops"
 HEAPTRACK="$TRACE_DATA/heaptrack.sort.31720.zst"

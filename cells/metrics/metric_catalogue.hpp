@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cells/metric.hpp"
+#include "cells/metrics/metric.hpp"
 
 namespace allocstress {
 

@@ -1,7 +1,7 @@
 # false-sharing-active and false-sharing-passive through `allocstress run`: both kernels on system
 # and pool at 2 threads give an ok record with their metrics; pool (one instance per thread) shares
 # no line; bad parameters and the void allocator give one error line and exit 2.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 
 SMALL=(--threads 2 --object-size 8 --objects 16 --writes 200 --fs-rounds 200)
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "cells/metric.hpp"
+#include "cells/metrics/metric.hpp"
 
 namespace allocstress {
 

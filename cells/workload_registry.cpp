@@ -47,6 +47,8 @@ nlohmann::json workload_registry_json() {
                    {"profiles", e->profiles},
                    {"runs_alone", !e->runs_alone.empty()},
                    {"companions", companions},
+                   {"companion_reason", e->companion_reason},
+                   {"void_refusal", e->void_refusal},
                    {"options", options},
                    {"metrics", metrics}});
   }

@@ -86,8 +86,9 @@ const std::vector<const WorkloadEntry*>& workload_registry();
 const WorkloadEntry* find_workload(std::string_view name);
 // The entry called `name`; throws std::invalid_argument "unknown workload 'x' (accepted: ...)".
 const WorkloadEntry& workload_entry(std::string_view name);
-// [{"name", "family", "summary", "void_baseline", "table", "simulates_caches", "profiles",
-//   "runs_alone", "companions", "options", "metrics"}] for the Python package and `allocstress workloads`.
+// [{"name", "family", "summary", "void_baseline", "void_refusal", "table", "simulates_caches",
+//   "profiles", "runs_alone", "companions", "companion_reason", "options", "metrics"}] for the
+// Python package and `allocstress workloads --json`.
 nlohmann::json workload_registry_json();
 // "alloc-test, bintree, ..." for messages and help.
 std::string workload_names_text();

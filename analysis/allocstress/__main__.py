@@ -16,9 +16,13 @@ import os
 import shlex
 import sys
 
+from .catalogue import metric_entries
 from .compare import METRICS
 from .loading import ResultsError, load
 from .traces import TraceFormatError
+
+
+HEADLINES = list(dict.fromkeys(m["name"] for m in metric_entries() if m["headline"]))
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -39,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     cmp = sub.add_parser("compare", help="compare two results files cell by cell")
     cmp.add_argument("a", help="baseline results file (A)")
     cmp.add_argument("b", help="results file compared against A (B)")
-    cmp.add_argument("--metric", default=None, choices=METRICS,
-                     help="default: each workload's headline cost (net_cycles_per_pair for alloc-test, "
-                          "search_cycles_per_visit for the data structures)")
+    cmp.add_argument("--metric", default=None, choices=METRICS, metavar="METRIC",
+                     help="a metric of the catalogue (`allocstress metrics`); default: each workload's headline "
+                          "metric (" + ", ".join(HEADLINES) + ")")
     cmp.add_argument("--csv", default=None, help="also write the comparison as CSV to this file")
     args = parser.parse_args(argv)
     try:

@@ -1,8 +1,9 @@
 """Comparing two runs (versions, machines, allocator builds) cell by cell: for every (workload,
-allocator, threads) present in both, the ratio B / A of the median headline cost -- net cycles
-per pair for alloc-test, search cycles per node visited for the data-structure workloads -- or of
-a chosen metric, with a bootstrap CI and a Mann-Whitney test, then one geometric-mean summary
-line.  Only timing records are compared (simulated-cache records are not timings)."""
+allocator, threads) present in both, the ratio B / A of the median headline cost -- the metric
+the catalogue marks headline for the workload: net cycles per pair for alloc-test, search cycles
+per node visited for the data-structure workloads, the write slowdown of the false-sharing kernels
+-- or of a chosen metric, with a bootstrap CI and a Mann-Whitney test, then one geometric-mean
+summary line.  Only timing records are compared (simulated-cache records are not timings)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,22 @@ import math
 
 import pandas as pd
 
+from . import catalogue
 from . import statistics as st
 from .loading import Runs
+from .structures import STRUCTURE_WORKLOADS  # noqa: F401 -- re-exported: the one definition is in structures.py
 
 CELL = ["workload", "allocator", "threads"]
-STRUCTURE_WORKLOADS = ("bintree", "linkedlist", "multilist")
-METRICS = ["net_cycles_per_pair", "net_ns_per_pair", "cycles_per_pair", "search_cycles_per_visit", "build_cycles_per_node",
-           "overhead_ratio", "peak_rss_bytes"]
+METRICS = list(catalogue.metrics())  # every catalogued metric can be compared (--metric)
+# Keys of context.plan that make two runs measure different things; workload_params is missing
+# from files older than the registry (treated as {}).
+PLAN_KEYS = ("params", "structure_params", "workload_params", "placement", "workloads")
+PLAN_DEFAULTS = {"workload_params": {}}
 
 
 def headline_metric(workload: str) -> str:
-    return "search_cycles_per_visit" if workload in STRUCTURE_WORKLOADS else "net_cycles_per_pair"
+    """The catalogue's headline metric of `workload` (net_cycles_per_pair when unknown)."""
+    return catalogue.headline_metric(workload)
 
 
 def metric_label(table: pd.DataFrame, metric: str | None) -> str:
@@ -42,7 +48,8 @@ def compare_runs(runs: Runs, metric: str | None = None) -> pd.DataFrame:
     rows = []
     for key, ga in a.groupby(CELL, sort=False):
         gb = b[(b["workload"] == key[0]) & (b["allocator"] == key[1]) & (b["threads"] == key[2])]
-        column = metric or headline_metric(key[0])
+        name = metric or headline_metric(key[0])
+        column = catalogue.column_of(name)  # workload_metrics.NAME for a workload metric
         if gb.empty or key[1] == "void" or column not in ga or column not in gb:
             continue
         va, vb = st.clean(ga[column].to_numpy()), st.clean(gb[column].to_numpy())
@@ -50,7 +57,7 @@ def compare_runs(runs: Runs, metric: str | None = None) -> pd.DataFrame:
             continue
         r = st.ratio_of_medians(vb, va)
         p = st.mann_whitney_p(va, vb)
-        rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "metric": column,
+        rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "metric": name,
                      "reps_a": len(va), "reps_b": len(vb),
                      "median_a": float(pd.Series(va).median()), "median_b": float(pd.Series(vb).median()),
                      "ratio": r["ratio"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": p,
@@ -64,9 +71,10 @@ def differences(runs: Runs, table: pd.DataFrame, metric: str) -> list[str]:
     a_name, b_name = runs.run_names()
     notes = []
     plans = [doc["context"].get("plan", {}) for doc in runs.documents]
-    for key in ("params", "structure_params", "placement", "workloads"):
-        if plans[0].get(key) != plans[1].get(key):
-            notes.append(f"the runs differ in {key}: {a_name} {plans[0].get(key)} vs {b_name} {plans[1].get(key)}")
+    for key in PLAN_KEYS:
+        a, b = (plan.get(key, PLAN_DEFAULTS.get(key)) for plan in plans)
+        if a != b:
+            notes.append(f"the runs differ in {key}: {a_name} {a} vs {b_name} {b}")
     compared = set(zip(table["workload"], table["allocator"], table["threads"]))
     for name in (a_name, b_name):
         cells = runs.cells[(runs.cells["run"] == name) & (runs.cells["allocator"] != "void")]

@@ -1,4 +1,4 @@
-"""Tables of the data-structure workloads (bintree, linkedlist, multilist): what the allocator's
+"""Tables of the data-structure workloads (the registry's "structure" table kind): what the allocator's
 block placement costs when a program later walks its nodes.  These figures are raw -- no void
 baseline exists for a structure -- and are compared with the system allocator on the search
 phase.  The Gleipnir-style table lists the simulated demand fetches and misses of the search phase
@@ -10,23 +10,28 @@ import math
 
 import pandas as pd
 
+from . import catalogue
 from . import statistics as st
 from .loading import Runs
 from .tables import REFERENCE, _num, _with_ci
 
-STRUCTURE_WORKLOADS = ("bintree", "linkedlist", "multilist")
+STRUCTURE_WORKLOADS = catalogue.workload_names(table="structure")  # the one definition (compare.py imports it)
 
-# (column, unit, meaning)
+
+def _median_of(name: str, place: str = "record", note: str = "") -> tuple[str, str, str]:
+    """(column, unit, meaning) of the column that is the median of a catalogued metric."""
+    return catalogue.column_doc(name, place, "Median over the ok repetitions of", note)
+
+
+# (column, unit, meaning): the metric columns' units and definitions from the metric catalogue
 STRUCTURE_COLUMNS = [
     ("run", "-", "Results file the row comes from."),
-    ("workload", "-", "bintree, linkedlist or multilist."),
+    ("workload", "-", "One of " + ", ".join(STRUCTURE_WORKLOADS) + "."),
     ("allocator", "-", "Allocator name."),
     ("threads", "threads", "Worker threads; each builds and searches its own structure."),
     ("reps_ok", "count", "Timing repetitions with status ok (every search result verified)."),
-    ("build_cycles_per_node", "TSC cycles", "Median cycles per node inserted in the build phase (insertion walk, "
-     "allocation, payload write, interleaved blocks)."),
-    ("search_cycles_per_visit", "TSC cycles", "Median search-phase cycles per node compared: the cost of walking "
-     "the nodes where the allocator placed them."),
+    _median_of("build_cycles_per_node"),
+    _median_of("search_cycles_per_visit"),
     ("search_ci_low", "TSC cycles", "Lower end of the distribution-free interval of that median (as in the alloc-test table)."),
     ("search_ci_high", "TSC cycles", "Upper end of that interval."),
     ("search_cv", "fraction", "Coefficient of variation of search cycles/visit over repetitions."),
@@ -36,10 +41,10 @@ STRUCTURE_COLUMNS = [
     ("search_vs_system_ci_high", "ratio", "Upper end of that interval."),
     ("search_p", "p-value", "Two-sided Mann-Whitney U test against system's search cycles/visit."),
     ("search_significance", "mark", "'**' p < 0.01, '*' p < 0.05, '' not significant, 'n/a' too few repetitions."),
-    ("cache_line_utilisation", "fraction", "Requested node bytes / bytes of the distinct cache lines the live nodes touch."),
-    ("page_utilisation", "fraction", "Requested node bytes / bytes of the distinct pages the live nodes touch."),
-    ("set_histogram_max_over_mean", "ratio", "Fullest L1 set's node count / mean count per set (1 = even)."),
-    ("overhead_ratio", "ratio", "Median (peak RSS - RSS before) / peak live requested bytes (nodes and interleaved blocks)."),
+    _median_of("cache_line_utilisation", "placement_metrics"),
+    _median_of("page_utilisation", "placement_metrics"),
+    _median_of("set_histogram_max_over_mean", "placement_metrics"),
+    _median_of("overhead_ratio", note="Nodes and interleaved blocks are the live bytes."),
 ]
 
 SIM_COLUMNS = [
@@ -66,6 +71,9 @@ def _median(frame: pd.DataFrame, column: str) -> float:
     return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
 
 
+PLACEMENT_COLUMNS = ("cache_line_utilisation", "page_utilisation", "set_histogram_max_over_mean")
+
+
 def structure_table(runs: Runs) -> pd.DataFrame:
     names = [c[0] for c in STRUCTURE_COLUMNS]
     cells = runs.cells
@@ -90,9 +98,7 @@ def structure_table(runs: Runs) -> pd.DataFrame:
                          "search_ci_high": cell["ci_high"], "search_cv": cell["cv"], "unstable": cell["unstable"],
                          "search_vs_system": ratio["ratio"], "search_vs_system_ci_low": ratio["ci_low"],
                          "search_vs_system_ci_high": ratio["ci_high"], "search_p": p, "search_significance": mark,
-                         "cache_line_utilisation": _median(g, "placement_metrics.cache_line_utilisation"),
-                         "page_utilisation": _median(g, "placement_metrics.page_utilisation"),
-                         "set_histogram_max_over_mean": _median(g, "placement_metrics.set_histogram_max_over_mean"),
+                         **{name: _median(g, catalogue.column_of(name)) for name in PLACEMENT_COLUMNS},
                          "overhead_ratio": _median(g, "overhead_ratio")})
     return pd.DataFrame(rows, columns=names)
 
@@ -127,10 +133,10 @@ def cache_sim_table(runs: Runs, structures: pd.DataFrame) -> pd.DataFrame:
 
 
 STRUCTURE_LEGEND = ("Raw figures: a structure cannot be built on the void allocator, so nothing is subtracted. "
-                    "search cycles/visit = search-phase TSC cycles / nodes compared, median over repetitions [95% or "
-                    "[min, max] interval]; search vs system > 1 = walks faster than on glibc (bootstrap CI; ** p < 0.01, "
-                    "* p < 0.05, Mann-Whitney); line/page util = requested node bytes / bytes of the cache lines / pages "
-                    "the live nodes touch; set max/mean = fullest L1 set over the mean (1 = even).")
+                    "Medians over repetitions, the search cost with its [95% or [min, max] interval]; search vs system "
+                    "> 1 = walks faster than on glibc (bootstrap CI; ** p < 0.01, * p < 0.05, Mann-Whitney). " +
+                    " ".join(f"{m['label']}: {m['definition']}" for m in map(catalogue.metric, (
+                        "build_cycles_per_node", "search_cycles_per_visit", *PLACEMENT_COLUMNS))))
 
 SIM_LEGEND = ("Search phase only: callgrind's cache simulator with collection switched on around the search loop, after "
               "one uncollected warm-up search, with address randomisation off, so the counts are identical on every run at "
@@ -141,9 +147,13 @@ SIM_LEGEND = ("Search phase only: callgrind's cache simulator with collection sw
 
 def structure_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     multi_run = table["run"].nunique() > 1
+    shown = {name: catalogue.shown(name) for name in ("build_cycles_per_node", "search_cycles_per_visit", *PLACEMENT_COLUMNS,
+                                              "overhead_ratio")}
     headers = (["run"] if multi_run else []) + [
-        "workload", "allocator", "threads", "reps", "build cycles/node", "search cycles/visit [95% CI]", "CV",
-        "search vs system [95% CI]", "line util", "page util", "set max/mean", "overhead ratio"]
+        "workload", "allocator", "threads", "reps", shown["build_cycles_per_node"][0],
+        shown["search_cycles_per_visit"][0] + " [95% CI]", "CV", "search vs system [95% CI]"] + [
+        shown[n][0] for n in (*PLACEMENT_COLUMNS, "overhead_ratio")]
+    fmt = {name: f for name, (_, f) in shown.items()}
     rows = []
     for r in table.itertuples():
         speed = _with_ci(r.search_vs_system, r.search_vs_system_ci_low, r.search_vs_system_ci_high, "{:.2f}")
@@ -152,11 +162,10 @@ def structure_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         elif r.search_significance and speed != "n/a":
             speed += " " + r.search_significance if r.search_significance != "n/a" else " (test n/a)"
         rows.append(([r.run] if multi_run else []) + [
-            r.workload, r.allocator, str(r.threads), str(r.reps_ok), _num(r.build_cycles_per_node),
-            _with_ci(r.search_cycles_per_visit, r.search_ci_low, r.search_ci_high, "{:.2f}"),
-            _num(r.search_cv, "{:.3f}") + (" (unstable)" if r.unstable else ""), speed,
-            _num(r.cache_line_utilisation, "{:.2f}"), _num(r.page_utilisation, "{:.2f}"),
-            _num(r.set_histogram_max_over_mean, "{:.2f}"), _num(r.overhead_ratio, "{:.3f}")])
+            r.workload, r.allocator, str(r.threads), str(r.reps_ok), _num(r.build_cycles_per_node, fmt["build_cycles_per_node"]),
+            _with_ci(r.search_cycles_per_visit, r.search_ci_low, r.search_ci_high, fmt["search_cycles_per_visit"]),
+            _num(r.search_cv, "{:.3f}") + (" (unstable)" if r.unstable else ""), speed] + [
+            _num(getattr(r, n), fmt[n]) for n in (*PLACEMENT_COLUMNS, "overhead_ratio")])
     return headers, rows
 
 

@@ -10,26 +10,27 @@ import re
 
 import pandas as pd
 
+from . import catalogue
 from . import statistics as st
 from .loading import Runs
 
 REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
-# Workloads whose timing records have no net cost, so no row here: the data structures (no void
-# baseline; structures.py) and the false-sharing kernels (their baseline, private cache-line-aligned
-# objects, is measured inside the cell: workload_metrics.py).
-FALSE_SHARING_WORKLOADS = ("false-sharing-active", "false-sharing-passive")
-WITHOUT_NET_COST = ("bintree", "linkedlist", "multilist") + FALSE_SHARING_WORKLOADS
+# Workloads whose timing records have no net cost, so no row here: every registry entry without a
+# void baseline -- the data structures (structures.py) and the false-sharing kernels (their
+# baseline, private cache-line-aligned objects, is measured inside the cell: workload_metrics.py).
+FALSE_SHARING_WORKLOADS = catalogue.workload_names(family="false-sharing")
+WITHOUT_NET_COST = catalogue.workload_names(void_baseline=False)
 
-# (column, unit, what it is and how it is computed)
+# (column, unit, what it is and how it is computed).  The columns that are medians of a record
+# metric take unit and definition from the metric catalogue; the statistics are computed here.
 COLUMNS = [
     ("run", "-", "Results file the row comes from (file name without .json)."),
     ("workload", "-", "Workload of the cell (e.g. alloc-test)."),
     ("allocator", "-", "Allocator name as in the results file."),
     ("threads", "threads", "Worker threads of the cell."),
     ("reps_ok", "count", "Repetitions with status ok and a net cost (baseline matched); only these are summarised."),
-    ("net_cycles_per_pair", "TSC cycles", "Median over repetitions of net_cycles_per_pair: the allocator's cycles per "
-     "malloc/free pair minus the void baseline's at the same threads, repetition and seed."),
+    catalogue.column_doc("net_cycles_per_pair"),
     ("net_cycles_ci_low", "TSC cycles", "Lower end of a distribution-free confidence interval of that median (order "
      "statistics, binomial): the narrowest reaching 95%, or [min, max] when the repetitions are too few to reach it."),
     ("net_cycles_ci_high", "TSC cycles", "Upper end of the same interval."),
@@ -38,10 +39,9 @@ COLUMNS = [
     ("net_cycles_cv", "fraction", "Coefficient of variation of net_cycles_per_pair over repetitions: sample sd / abs(mean)."),
     ("unstable", "bool", "True when net_cycles_cv >= 0.05 (for void: the CV of its raw cycles): the repetitions disagree "
      "by more than 5%."),
-    ("cycles_per_pair", "TSC cycles", "Median raw cycles per pair (before subtracting the baseline); the baseline's own cost "
-     "for void."),
-    ("net_ns_per_pair", "ns", "Median net nanoseconds per malloc/free pair (TSC cycles / calibrated TSC frequency)."),
-    ("overhead_ratio", "ratio", "Median of (peak RSS - RSS before the first allocation) / peak live requested bytes."),
+    catalogue.column_doc("cycles_per_pair", note="For void: the baseline's own cost."),
+    catalogue.column_doc("net_ns_per_pair"),
+    catalogue.column_doc("overhead_ratio"),
     ("speed_vs_system", "ratio", "median net cycles/pair of system / of this allocator, same run, workload and threads: "
      "> 1 is faster than the system allocator."),
     ("speed_ci_low", "ratio", "Lower end of the 95% percentile-bootstrap interval of speed_vs_system (2000 resamples, "
@@ -172,8 +172,10 @@ def display_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Headers and formatted cells shared by the Markdown, LaTeX and HTML renderings."""
     multi_run = table["run"].nunique() > 1
     multi_workload = table["workload"].nunique() > 1
+    (net, net_fmt), (_, raw_fmt) = catalogue.shown("net_cycles_per_pair"), catalogue.shown("cycles_per_pair")
+    (ns, ns_fmt), (overhead, over_fmt) = catalogue.shown("net_ns_per_pair"), catalogue.shown("overhead_ratio")
     headers = (["run"] if multi_run else []) + (["workload"] if multi_workload else []) + [
-        "allocator", "threads", "reps", "net cycles/pair [95% CI]", "CV", "net ns/pair", "overhead ratio",
+        "allocator", "threads", "reps", f"{net} [95% CI]", "CV", ns, overhead,
         "speed vs system [95% CI]", "overhead vs system [95% CI]"]
     rows = []
     for r in table.itertuples():
@@ -189,10 +191,10 @@ def display_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             over += " " + r.overhead_significance if r.overhead_significance != "n/a" else " (test n/a)"
         rows.append(([r.run] if multi_run else []) + ([r.workload] if multi_workload else []) + [
             r.allocator + (" (baseline)" if baseline else ""), str(r.threads), str(r.reps_ok),
-            f"0 (raw {_num(r.cycles_per_pair)})" if baseline else _with_ci(r.net_cycles_per_pair, r.net_cycles_ci_low,
-                                                                            r.net_cycles_ci_high, "{:.1f}"),
-            cv, "0" if baseline else _num(r.net_ns_per_pair, "{:.2f}"),
-            "-" if baseline else _num(r.overhead_ratio, "{:.3f}"),
+            f"0 (raw {_num(r.cycles_per_pair, raw_fmt)})" if baseline else _with_ci(
+                r.net_cycles_per_pair, r.net_cycles_ci_low, r.net_cycles_ci_high, net_fmt),
+            cv, "0" if baseline else _num(r.net_ns_per_pair, ns_fmt),
+            "-" if baseline else _num(r.overhead_ratio, over_fmt),
             "-" if baseline else speed, "-" if baseline else over])
     return headers, rows
 
@@ -213,7 +215,7 @@ def leading_text_columns(table: pd.DataFrame) -> int:
 
 def to_markdown(table: pd.DataFrame) -> str:
     headers, rows = display_rows(table)
-    right = {"threads", "reps", "CV", "net ns/pair", "overhead ratio"}
+    right = {"threads", "reps", "CV", catalogue.shown("net_ns_per_pair")[0], catalogue.shown("overhead_ratio")[0]}
     lines = ["| " + " | ".join(headers) + " |",
              "|" + "|".join("---:" if h in right else "---" for h in headers) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]

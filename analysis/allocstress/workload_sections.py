@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import os
 
-from . import phase_plots
+from . import catalogue, phase_plots
 from .phase_series import PhaseGroup
 from . import workload_metrics as wm
 from .html_parts import escape, figure, file_stem, html_table
 from .tables import columns_markdown
 
-INTRO = ("Net cycles per malloc/free pair and memory overhead of xthread, larson, lifetime and phase-* are in the Summary "
-         "table and the run figures, net of the void baseline like alloc-test.  The false-sharing kernels have no void "
-         "baseline and are not there: their cost is the write slowdown against private objects below.  Each table gives, "
-         "per allocator and thread count, the medians of the figures the workload's records add.")
+_NET = [w for w in wm.WORKLOADS if catalogue.workload(w)["void_baseline"]]
+_RAW = [w for w in wm.WORKLOADS if w not in _NET]
+INTRO = ("Net cycles per malloc/free pair and memory overhead of " + ", ".join(_NET) + " are in the Summary table and "
+         "the run figures, net of the void baseline like alloc-test.  " +
+         (", ".join(_RAW) + " have no void baseline and are not there: their cost is the write slowdown against "
+          "private objects below.  " if _RAW else "") +
+         "Each table gives, per allocator and thread count, the medians of the figures the workload's records add.")
 PHASE_CAPTION = ("Memory over the phase, first ok repetition of each allocator: RSS growth since before the measured phase "
                  "(top; read by worker 0 every {every} of its ops and in the pauses) and live requested bytes of all "
                  "threads (bottom) against elapsed time.  Shaded in an allocator's colour: its untimed pause after a drop "

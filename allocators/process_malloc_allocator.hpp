@@ -19,7 +19,7 @@ class ProcessMallocAllocator {
 
   void* allocate(std::size_t n) { return std::malloc(n); }
   void deallocate(void* p, std::size_t /*n*/) { std::free(p); }
-  // The replay's optional capabilities (workloads/replay_loop.hpp): the library's own calls.
+  // The replay's optional capabilities (workloads/replay/replay_loop.hpp): the library's own calls.
   void* reallocate(void* p, std::size_t /*old_n*/, std::size_t n) { return std::realloc(p, n); }
   void* allocate_zeroed(std::size_t n) { return std::calloc(1, n); }
   void* allocate_aligned(std::size_t n, std::size_t alignment) {

@@ -1,4 +1,4 @@
-// false-sharing-active / false-sharing-passive cells: the kernels of workloads/false_sharing.hpp in
+// false-sharing-active / false-sharing-passive cells: the kernels of workloads/false_sharing/false_sharing.hpp in
 // the measured phase, and their record.
 //
 // Record: base_record + per_operation_timing over the allocator's mallocs and frees (raw cycles

@@ -1,4 +1,4 @@
-// Phase cells (workloads/memory_phases.hpp states the model): the worker threads, the checkpoints
+// Phase cells (workloads/phases/memory_phases.hpp states the model): the worker threads, the checkpoints
 // where they meet, the RSS-over-time series and the record.
 //
 // Timing.  run_measured_phase counts each worker's whole run(); a phase worker also waits at

@@ -1,4 +1,4 @@
-// The `allocstress fit` command (contract: cli_fit.hpp).
+// The `allocstress fit` command (contract: fit_command.hpp).
 #include "cli/fit_command.hpp"
 
 #include <cstdio>

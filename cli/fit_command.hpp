@@ -1,6 +1,6 @@
-// The `allocstress fit` command: fits the `fitted` workload (workloads/lifetime_workload.hpp) to a
-// trace's size and lifetime distributions (workloads/trace_fit.hpp) and writes the fit file
-// (format: workloads/lifetime_params.hpp) that `run --workload fitted --fit FILE` reads.
+// The `allocstress fit` command: fits the `fitted` workload (workloads/lifetimes/lifetime_workload.hpp) to a
+// trace's size and lifetime distributions (workloads/lifetimes/trace_fit.hpp) and writes the fit file
+// (format: workloads/lifetimes/lifetime_params.hpp) that `run --workload fitted --fit FILE` reads.
 //
 //   allocstress fit TRACE -o fit.json [--force] [--seed N] [--threads N] [--max-range-share X]
 //

@@ -1,4 +1,4 @@
-// The `allocstress trace` command (see cli_trace.hpp).
+// The `allocstress trace` command (see trace_command.hpp).
 #include "cli/trace_command.hpp"
 
 #include <signal.h>

@@ -1,4 +1,4 @@
-// The preset table.  Quick-preset sizes were chosen by measurement: see README "Presets".
+// The preset table.  Quick-preset sizes were chosen by measurement: see docs/cli.md "Presets" and bench/README.md.
 #include "plan/presets.hpp"
 
 #include <stdexcept>

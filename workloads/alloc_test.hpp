@@ -69,7 +69,7 @@ struct AllocTestThreadOutcome {
   std::uint64_t failed_allocation_bytes = 0;  // != 0: allocate() returned nullptr for this size
 };
 
-// The loop's hook for profiling (harness/latency_profile.hpp): begin_op() before each
+// The loop's hook for profiling (cells/profiling/latency_profile.hpp): begin_op() before each
 // operation returns a start token (0 = this operation is not timed), end_malloc/end_free after
 // it.  NoObserver compiles to nothing, so timing runs pay no cost.
 struct NoObserver {

@@ -12,7 +12,7 @@
 
 namespace allocstress::tracer {
 
-// Default level: chosen by measurement (bench/trace_overhead.py, see the README).
+// Default level: chosen by measurement (bench/trace_overhead.py, figures in bench/README.md).
 inline constexpr int kDefaultLevel = 1;
 inline constexpr int kMinLevel = -7;  // negative: zstd's fast levels
 inline constexpr int kMaxLevel = 19;

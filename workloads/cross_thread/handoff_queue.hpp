@@ -2,7 +2,7 @@
 // memory mapped from the OS, and a bounded single-producer/single-consumer queue of blocks.
 //
 // MappedArray<T>: `count` zeroed T's mapped with mmap and touched at construction, so that (like
-// harness/slot_array.hpp) it never goes through the allocator under test and is part of "RSS
+// cells/slot_array.hpp) it never goes through the allocator under test and is part of "RSS
 // before" when built before the measured phase.  T must be trivially copyable; zero bytes must be
 // a valid T.
 //

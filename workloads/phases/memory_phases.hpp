@@ -12,10 +12,10 @@
 // random live block (one 64-bit draw; read back whole first with access = write_read).  So at a
 // steady target the heap churns around it, and a rising target grows it with churn.  A drop sets
 // the target to `low` at once: the thread frees blocks until live < low, and the growth that
-// follows starts there.  Which blocks (drop_order): random, uniformly (the default; it keeps the
-// live sizes distributed as the size model, but with small blocks every page keeps some live
-// ones), or newest, the most recently allocated first (a document closed: the oldest survive).
-// Blocks live in a harness array {block, size} mapped from the OS (harness/slot_array.hpp).
+// follows starts there.  Which blocks (drop_order): random, uniformly (it keeps the live sizes
+// distributed as the size model, but with small blocks every page keeps some live ones), or
+// newest (the default), the most recently allocated first (a document closed: the oldest survive).
+// Blocks live in a harness array {block, size} mapped from the OS (cells/slot_array.hpp).
 // With random drops a free swap-removes; with newest drops the array keeps allocation order: a
 // free leaves a hole (size 0), random picks skip holes (redrawn), and the array is compacted
 // (order kept) when holes exceed a quarter of it or it is full.  Live requested bytes never
@@ -35,7 +35,7 @@
 //
 // Checkpoints: where every thread meets the others at an untimed barrier and the process RSS and
 // the threads' live bytes are read (ramp: N/2; plateau: end of the rise; peak: each peak and the
-// end of each drop, then a pause of pause_ms with RSS sampled; harness/phase_cell.cpp).
+// end of each drop, then a pause of pause_ms with RSS sampled; cells/phase_cell.cpp).
 //
 // The operation stream is a pure function of (parameters, seed, thread): same seed, same ops
 // (op_stream_hash over (array index, malloc/free, size), as alloc-test), on every allocator.

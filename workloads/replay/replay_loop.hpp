@@ -1,7 +1,7 @@
 // Workload `replay` (BACKGROUND §5, Steve): a program's recorded allocation stream, replayed
 // against an allocator.
 //
-// Model: a trace (trace/trace_format.hpp) is turned beforehand (harness/replay_program.hpp) into
+// Model: a trace (trace/trace_format.hpp) is turned beforehand (workloads/replay/replay_program.hpp) into
 // one operation list per recorded thread.  Every block lifetime of the trace gets a slot: an
 // allocation (or realloc) produces a slot's block, a free (or realloc) consumes it.  Worker
 // thread i replays the recorded thread i's operations in their recorded order.  A block freed by

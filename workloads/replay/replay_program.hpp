@@ -1,4 +1,4 @@
-// A trace turned into what the replay workload executes (workloads/replay_loop.hpp): per recorded
+// A trace turned into what the replay workload executes (workloads/replay/replay_loop.hpp): per recorded
 // thread, its operations with slots instead of addresses, the allocstats sample points, and the
 // blocks still live at the end.
 //

@@ -1,4 +1,4 @@
-// The xthread workload (workloads/cross_thread.hpp) and its queue (workloads/handoff_queue.hpp),
+// The xthread workload (workloads/cross_thread/cross_thread.hpp) and its queue (workloads/cross_thread/handoff_queue.hpp),
 // run on real threads: every block is freed exactly once, the achieved remote share is the
 // requested one, remote share 0 is alloc-test's stream, tiny queues terminate without loss, and
 // bad parameters are rejected with the field and the range.  Behaviour only, never timing.

@@ -1,4 +1,4 @@
-// The false-sharing kernels (workloads/false_sharing.hpp): the shared-line count on constructed
+// The false-sharing kernels (workloads/false_sharing/false_sharing.hpp): the shared-line count on constructed
 // layouts, and kernel runs on test allocators whose placement makes the count exact whatever the
 // scheduling.  Counts only, never timing.
 #include "workloads/false_sharing/false_sharing.hpp"

@@ -1,4 +1,4 @@
-// The larson workload (workloads/larson.hpp) on real threads: the slot arrays rotate so that each
+// The larson workload (workloads/cross_thread/larson.hpp) on real threads: the slot arrays rotate so that each
 // thread frees blocks the previous holders left, every block is freed exactly once, remote frees
 // are counted exactly, the run is a pure function of the seed, and one thread (or one round) is
 // alloc-test's stream.  Behaviour only, never timing.

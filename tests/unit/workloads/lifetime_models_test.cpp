@@ -1,5 +1,5 @@
-// The lifetime models (workloads/lifetime_models.hpp) and lifetimes by size class in the engine
-// (workloads/lifetime_workload.hpp): tables hit their mean; Little's law from the tables meets
+// The lifetime models (workloads/lifetimes/lifetime_models.hpp) and lifetimes by size class in the engine
+// (workloads/lifetimes/lifetime_workload.hpp): tables hit their mean; Little's law from the tables meets
 // the target; the engine's measured mean live bytes meets it at 1 and 2 threads for every
 // shape; pareto is heavier than exponential; size classes give small blocks shorter lives;
 // fit files with classes round-trip; bad specs and files are rejected with one clear line.

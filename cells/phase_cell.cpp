@@ -16,7 +16,6 @@
 #include "cells/workload_registry.hpp"
 
 #include <algorithm>
-#include <barrier>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -27,6 +26,7 @@
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
 #include "cells/metrics/record_metrics.hpp"
+#include "cells/phase_checkpoints.hpp"
 #include "cells/sized_params.hpp"
 #include "platform/process_memory.hpp"
 #include "cells/slot_array.hpp"
@@ -34,82 +34,6 @@
 namespace allocstress {
 
 namespace {
-
-struct SeriesRow {
-  std::uint64_t op, tsc, live, rss;  // rss 0: not read (threads other than 0)
-  PhaseStage stage;
-};
-struct PauseSample {
-  std::uint64_t tsc, rss;
-};
-struct CheckpointReading {
-  CheckpointKind kind;
-  unsigned ordinal;
-  std::uint64_t tsc, live, rss;            // live: all threads together
-  std::size_t pause_begin, pause_end;      // its pause samples (drop), the first being this reading
-};
-
-// What the workers share: the checkpoint barrier, whose completion takes the readings and the pause.
-class PhaseShared {
- public:
-  PhaseShared(const PhasePlan& plan, std::uint64_t pause_ms, std::size_t threads)
-      : kinds_(plan.checkpoints()), pause_ms_(pause_ms), every_ms_(std::max<std::uint64_t>(1, pause_ms / 100)), live_(threads),
-        barrier_(std::ptrdiff_t(threads), Complete{this}) {
-    readings_.reserve(kinds_.size());
-    pauses_.reserve(kinds_.size() * (pause_ms_ / every_ms_ + 2));  // no allocation during the phase
-  }
-  // A worker at a checkpoint: publish its live bytes, wait for the others (and the pause).
-  void meet(std::size_t thread, std::uint64_t live) {
-    live_[thread].bytes = live;
-    barrier_.arrive_and_wait();
-  }
-  // A worker that will not reach its remaining checkpoints (set-up or allocation failed).
-  void leave() { barrier_.arrive_and_drop(); }
-
-  const RssReader& rss() const { return rss_; }
-  const std::vector<CheckpointReading>& readings() const { return readings_; }
-  const std::vector<PauseSample>& pauses() const { return pauses_; }
-  std::uint64_t pause_ms() const { return pause_ms_; }
-
- private:
-  struct Complete {
-    PhaseShared* shared;
-    void operator()() noexcept { shared->complete(); }
-  };
-  struct alignas(64) Live {
-    std::uint64_t bytes = 0;
-  };
-
-  void complete() noexcept {
-    if (readings_.size() >= kinds_.size()) return;  // never: every thread meets the same checkpoints
-    const CheckpointKind kind = kinds_[readings_.size()];
-    const auto ordinal = unsigned(1 + std::count_if(readings_.begin(), readings_.end(), [&](const auto& r) { return r.kind == kind; }));
-    std::uint64_t live = 0;
-    for (const Live& l : live_) live += l.bytes;
-    CheckpointReading r{kind, ordinal, cycle_counter_end(), live, rss_.read(), pauses_.size(), 0};
-    if (kind == CheckpointKind::drop) pause(r);
-    r.pause_end = pauses_.size();
-    readings_.push_back(r);
-  }
-
-  void pause(const CheckpointReading& r) noexcept {
-    pauses_.push_back({r.tsc, r.rss});
-    const auto start = std::chrono::steady_clock::now(), end = start + std::chrono::milliseconds(pause_ms_);
-    for (auto at = start; at < end;) {
-      at = std::min(at + std::chrono::milliseconds(every_ms_), end);
-      std::this_thread::sleep_until(at);
-      pauses_.push_back({cycle_counter_end(), rss_.read()});
-    }
-  }
-
-  std::vector<CheckpointKind> kinds_;
-  std::uint64_t pause_ms_, every_ms_;
-  std::vector<Live> live_;
-  RssReader rss_;
-  std::vector<CheckpointReading> readings_;
-  std::vector<PauseSample> pauses_;
-  std::barrier<Complete> barrier_;
-};
 
 struct PhaseWorkerResult {
   PhaseThreadOutcome outcome;
@@ -242,7 +166,7 @@ const CheckpointReading* find_reading(const PhaseShared& shared, CheckpointKind 
   return nullptr;
 }
 
-// The metrics (definitions in workload_metrics_means below); null where a reading is missing
+// The metrics (defined with the registry entries below); null where a reading is missing
 // (a failed cell) or a denominator is not positive, and every RSS figure null on void (it takes
 // no memory: its RSS moves by noise only).
 nlohmann::json phase_metrics(const Cell& cell, const PhaseSpec& spec, const PhaseShared& shared, const Clock& clock, const PhaseMeasurement& m,
@@ -292,24 +216,11 @@ nlohmann::json phase_metrics(const Cell& cell, const PhaseSpec& spec, const Phas
   return out;
 }
 
-const nlohmann::json& metrics_means() {
-  static const nlohmann::json means = {
-      {"rss_per_live_at_end", "RSS growth at the end of the loop / live requested bytes then (all threads)"},
-      {"rss_per_live_at_half", "ramp: the same at the checkpoint at N/2"},
-      {"rss_per_live_after_rise", "plateau: the same at the end of the rise"},
-      {"hold_rss_growth_share", "plateau: (RSS growth at the end - at the end of the rise) / RSS growth at the end of the rise"},
-      {"rss_at_peak_ratio", "peak: RSS growth at the last peak / live bytes then"},
-      {"rss_after_drop_ratio", "peak: RSS growth right after the last drop / live bytes after it"},
-      {"rss_after_pause_ratio", "peak: RSS growth at the end of the pause after the last drop / live bytes after the drop"},
-      {"freed_share", "peak: (live at the last peak - live after its drop) / live at the peak: what an allocator returning everything would return"},
-      {"returned_share_after_drop", "peak: (RSS at the last peak - RSS right after the drop) / (RSS at the peak - RSS before the phase)"},
-      {"returned_share_after_pause", "peak: the same at the end of the pause"},
-      {"return_ms", "peak: ms from the end of the last drop until the RSS first came within 10% of the amount returned (RSS at the peak - "
-                    "RSS at the end of the pause) of its end-of-pause value; 0 = returned by the end of the drop; null when less than 5% "
-                    "of the peak's RSS growth was returned by the end of the pause"},
-      {"drop_ms", "peak: ms from the last peak to the end of its drop (all threads)"},
-      {"regrowth_rss_ratio", "peak: RSS growth at the end (after the final growth) / RSS growth at the first peak; above 1: the regrowth did "
-                             "not fit in the memory kept"}};
+// What each workload_metrics figure means, as the record has always said: the catalogue's definitions.
+nlohmann::json metrics_means(const std::string& workload) {
+  nlohmann::json means = nlohmann::json::object();
+  for (const Metric* m : workload_entry(workload).metrics)
+    if (m->place == MetricPlace::workload_metrics) means[std::string(m->name)] = m->definition;
   return means;
 }
 
@@ -339,7 +250,7 @@ nlohmann::json phase_record(const Cell& cell, const PhaseSpec& spec, const Alloc
   if (allocator.name == VoidAllocator::name())
     for (auto& [key, value] : rec["workload_metrics"].items())
       if (key != "drop_ms") value = nullptr;
-  rec["workload_metrics_means"] = metrics_means();
+  rec["workload_metrics_means"] = metrics_means(cell.workload);
   return rec;
 }
 

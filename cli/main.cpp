@@ -46,7 +46,6 @@ int main(int argc, char** argv) {
   fit.add_to(app);
   // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
   CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
-  slurm->require_subcommand(1);
   MatrixCommand submit(MatrixCommand::Kind::slurm_submit);
   RunCellCommand run_cell, run_cell_alias;
   StatusCommand status, status_alias;
@@ -87,6 +86,7 @@ int main(int argc, char** argv) {
       if (c->cmd->parsed()) return c->execute();
     for (MergeCommand* c : {&merge, &merge_alias})
       if (c->cmd->parsed()) return c->execute();
+    if (slurm->parsed()) throw UsageError("slurm needs a command (accepted: submit, status, merge, run-cell; see allocstress slurm --help)");
     if (report->parsed()) return exec_python_command("report", report->remaining());
     if (compare->parsed()) return exec_python_command("compare", compare->remaining());
     return matrix.execute(command_line);

@@ -44,6 +44,7 @@ if [ -n "$(command -v sbatch)" ] && [ -n "$(command -v scontrol)" ] && [ -n "$(c
   expect_error 2 "controller is unreachable" -- env SLURM_CONF="$T/slurm.conf" "$ALLOCSTRESS" matrix "${R[@]}" --backend slurm --results-dir "$T/d"
 fi
 expect_error 2 "does not exist" -- "$ALLOCSTRESS" slurm status "$T/missing"
+expect_error 2 "slurm needs a command (accepted: submit, status, merge, run-cell" -- "$ALLOCSTRESS" slurm
 expect_error 2 "does not exist" -- "$ALLOCSTRESS" slurm merge "$T/missing" -o "$T/x.json"
 expect_error 2 "cannot open the plan file" -- "$ALLOCSTRESS" slurm merge "$T/readonly" -o "$T/x.json"
 finish

@@ -1,7 +1,6 @@
 # The one cell encoding: a plan file's cells run as they are (`run --cell FILE` and `run --cell -`),
 # and the `command` beside each (the same cell as flags) measures the same operation stream with
-# the same parameters, for every workload family.  Then `run --cell`'s bad input, and the
-# deprecated spellings (one warning line, then the same as the new spelling).
+# the same parameters, for every workload family.  Then `run --cell`'s bad input.
 source "$(dirname "$0")/lib.sh"
 
 "$ALLOCSTRESS" matrix --plan-only -o "$T/plan.json" --allocators pool --threads 1 --reps 1 --preset quick \
@@ -48,25 +47,4 @@ expect_error 2 "params: 'size_model' is missing" -- "$ALLOCSTRESS" run --cell "$
 expect_error 2 "--cell runs the cell file as it is; drop --threads" -- "$ALLOCSTRESS" run --cell "$T/thin.json" --threads 2
 expect_error 2 "--allocator is required (or --cell FILE)" -- "$ALLOCSTRESS" run --workload alloc-test
 
-# Deprecated spellings: still accepted, with exactly one warning line naming the new one.
-deprecated() {  # deprecated WARNING_TEXT -- COMMAND...: exit 0, the first stderr line is the warning, the only one
-  local want=$1; shift 2  # but for what the command itself always says there (trace's summary line)
-  local err rc
-  "$@" >"$T/out" 2>"$T/err" && rc=0 || rc=$?
-  err=$(cat "$T/err")
-  if [ "$rc" != 0 ]; then fail "exit $rc: $* -> $err"; return; fi
-  case "$(head -1 "$T/err")" in *"$want"*) ;; *) fail "no warning '$want': $* -> $err"; return ;; esac
-  [ "$(grep -vc '^allocstress: trace: ' "$T/err")" = 1 ] && pass || fail "more than one warning line: $* -> $err"
-}
-SMALL=(--threads 1 --slots 65536 --iterations 20000 --max-size-exp 10)
-deprecated "--rounds is deprecated: it now means --larson-rounds" -- "$ALLOCSTRESS" run --allocator pool --workload larson "${SMALL[@]}" --rounds 4
-grep -q '"rounds":4' "$T/out" && pass || fail "--rounds did not set larson's rounds: $(head -c 300 "$T/out")"
-deprecated "--rounds is deprecated: it now means --fs-rounds" -- "$ALLOCSTRESS" run --allocator system --workload false-sharing-active \
-  --threads 2 --oversubscribe --objects 2 --writes 10 --rounds 5
-grep -q '"rounds_completed":5' "$T/out" && pass || fail "--rounds did not set false sharing's rounds"
-deprecated "list --allocator is deprecated: write --add-allocator" -- "$ALLOCSTRESS" list --allocator extra="$MMAP_MALLOC"
-grep -q "^extra " "$T/out" && pass || fail "list --allocator did not add the library: $(cat "$T/out")"
-deprecated "trace --out is deprecated: write --out-prefix" -- "$ALLOCSTRESS" trace --out "$T/old" -- /bin/true
-expect_error 2 "--rounds applies to larson and false-sharing-* only, not to alloc-test" -- "$ALLOCSTRESS" run --allocator pool --rounds 3
-expect_error 2 "--fs-rounds applies to false-sharing-* only, not to larson" -- "$ALLOCSTRESS" run --allocator pool --workload larson --fs-rounds 3
 finish

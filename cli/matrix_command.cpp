@@ -89,6 +89,8 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--allocator", added_old, "Deprecated: use --add-allocator")->group("Deprecated spellings");
   cmd->add_option("--time", time_limit_old, "Deprecated: use --slurm-time")->group("Deprecated spellings");
   workload.add_deprecated_to(*cmd);
+  if (replay)  // the trace is the argument; replay has no profile or simulated cells: accepted (for a clear error), not listed
+    for (const char* hidden : {"--trace", "--profile", "--sample-every", "--cache-sim"}) cmd->get_option(hidden)->group("");
 }
 
 int MatrixCommand::execute(const std::string& command_line) {

@@ -188,7 +188,7 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
       {"share_sampled", observed > 0 ? double(sampled) / double(observed) : 0.0},
       {"distinct_addresses", distinct},
       {"size_class_bounds", {{"small_below", bounds.small_limit}, {"large_from", bounds.large_from ? nlohmann::json(bounds.large_from) : nlohmann::json(nullptr)}}},
-      {"latency", latency_classes(observers, bounds, measured_tsc_hz(m), pus.size() > 1)},
+      {"latency", latency_classes(observers, bounds, measured_tsc_hz(m), sample.timer.resolution_ticks, pus.size() > 1)},
       {"latency_provenance", "sampled(1/" + std::to_string(sample.sample_every) + ")"},
       {"counters", summed_counters(profiles)},
       {"memory",

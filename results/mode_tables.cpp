@@ -1,5 +1,6 @@
 // The Markdown summary's tables of the cells that are not timing runs: the Gleipnir-style
 // simulated-cache table (mode "simulate") and the profile table (mode "profile").
+#include <algorithm>
 #include <cstdio>
 
 #include "results/table_parts.hpp"
@@ -13,6 +14,13 @@ std::string fmt(const Json& v, const char* format) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v.get<double>());
   return buf;
+}
+
+// One latency percentile of a profile row: "< R" where it is below the counter's resolution R ns.
+std::string latency_figure(const Json& row, const char* key) {
+  const Json& below = row.value("below_resolution", Json::array());
+  if (std::find(below.begin(), below.end(), Json(key)) != below.end()) return "< " + fmt(row.at("resolution_ns"), "%.0f");
+  return fmt(row.at(key), "%.0f");
 }
 
 }  // namespace
@@ -61,7 +69,7 @@ void profile_table(std::ostringstream& md, const Json& benchmarks) {
   auto latency = [](const Json& p, const char* op, const char* address) {
     for (const auto& row : p.at("latency"))
       if (row.at("op") == op && row.at("size_class") == "small" && row.at("address") == address)
-        return fmt(row.at("p50_ns"), "%.0f") + " / " + fmt(row.at("p99_ns"), "%.0f");
+        return latency_figure(row, "p50_ns") + " / " + latency_figure(row, "p99_ns");
     return std::string("n/a");
   };
   auto value = [](const Json& figure, double scale, const char* format) {
@@ -87,7 +95,8 @@ void profile_table(std::ostringstream& md, const Json& benchmarks) {
        << " |\n";
   }
   md << "\nLatency: small blocks (below the fingerprint's small bound), 1 in sample_every operations timed, the empty "
-        "timer bracket subtracted, percentiles at the lower edge of log-linear buckets (within 6.25%). System calls: "
+        "timer bracket subtracted, percentiles at the lower edge of log-linear buckets (within 6.25%), \"< R\" below the "
+        "cycle counter's resolution R ns. System calls: "
         "strace counts of the measured phase (exact). Memory at the end of the loop, all blocks live: allocated and "
         "resident as the allocator reports them (n/a where it has no API). Blowup: RSS growth per live byte at N threads "
         "over 1 thread.\n";

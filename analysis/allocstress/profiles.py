@@ -28,10 +28,16 @@ def _ns(x) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
 
 
+def _latency(row: dict, key: str) -> str:
+    """A percentile in ns, or "< R" where it is below the cycle counter's resolution R ns."""
+    if key in row.get("below_resolution", []):
+        return f"< {row['resolution_ns']:.0f}"
+    return _ns(row[key])
+
+
 def latency_rows(records: list[tuple[str, dict]]) -> list[list[str]]:
     return [[run, r["allocator"], str(r["threads"]), row["op"], row["size_class"], row["address"], row["phase"],
-             str(row["sampled"]), _ns(row["p50_ns"]), _ns(row["p90_ns"]), _ns(row["p99_ns"]), _ns(row["p999_ns"]),
-             _ns(row["max_ns"])]
+             str(row["sampled"])] + [_latency(row, k) for k in ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns")]
             for run, r in records for row in r["profile"]["latency"]]
 
 
@@ -65,7 +71,8 @@ def memory_rows(records: list[tuple[str, dict]]) -> tuple[list[str], list[list[s
 
 
 LEGEND = ("Profile runs: latency sampled 1 in N operations (share in each record), empty timer bracket subtracted, "
-          "percentiles at the lower edge of log-linear buckets (within 6.25%); system calls counted by strace in the "
+          "percentiles at the lower edge of log-linear buckets (within 6.25%), \"< R\" where a figure is below the cycle "
+          "counter's resolution R ns (the record's below_resolution); system calls counted by strace in the "
           "measured phase (exact; futex includes the harness's barrier waits); memory in MiB at the end of the loop with all "
           "blocks live: requested, usable and RSS growth since before the phase exact, the rest as the allocator's own API "
           "reports it (process-wide; n/a where it has none); blowup = RSS growth per live byte at N threads / at 1 thread.")

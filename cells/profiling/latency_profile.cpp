@@ -108,7 +108,7 @@ std::uint64_t LatencyObserver::sampled() const {
 }
 
 nlohmann::json latency_classes(const std::vector<const LatencyObserver*>& threads, const SizeClassBounds& bounds,
-                               double tsc_hz, bool parallel) {
+                               double tsc_hz, std::uint64_t resolution_ticks, bool parallel) {
   const char* const kClass[] = {"small", "medium", "large"};
   auto class_of_bucket = [&](unsigned bucket) {
     const std::uint64_t low = std::uint64_t{1} << bucket;
@@ -126,16 +126,24 @@ nlohmann::json latency_classes(const std::vector<const LatencyObserver*>& thread
           for (unsigned b = 0; b < LatencyObserver::kMaxBuckets; ++b)
             if (class_of_bucket(b) == cls) merged.merge(t->hist(op, b, reuse));
         if (merged.count() == 0) continue;
-        rows.push_back({{"op", op == 0 ? "malloc" : "free"},
-                        {"size_class", kClass[cls]},
-                        {"address", op == 1 ? "any" : reuse ? "reused" : "new"},
-                        {"phase", parallel ? "parallel" : "serial"},
-                        {"sampled", merged.count()},
-                        {"p50_ns", ns(merged.quantile(0.5))},
-                        {"p90_ns", ns(merged.quantile(0.9))},
-                        {"p99_ns", ns(merged.quantile(0.99))},
-                        {"p999_ns", ns(merged.quantile(0.999))},
-                        {"max_ns", ns(merged.max())}});
+        nlohmann::json row = {{"op", op == 0 ? "malloc" : "free"},
+                              {"size_class", kClass[cls]},
+                              {"address", op == 1 ? "any" : reuse ? "reused" : "new"},
+                              {"phase", parallel ? "parallel" : "serial"},
+                              {"sampled", merged.count()},
+                              {"resolution_ns", ns(resolution_ticks)}};
+        nlohmann::json below = nlohmann::json::array();
+        auto put = [&](const char* key, std::uint64_t ticks) {
+          row[key] = ns(ticks);
+          if (ticks < resolution_ticks) below.push_back(key);  // not distinguishable from 0 on this counter
+        };
+        put("p50_ns", merged.quantile(0.5));
+        put("p90_ns", merged.quantile(0.9));
+        put("p99_ns", merged.quantile(0.99));
+        put("p999_ns", merged.quantile(0.999));
+        put("max_ns", merged.max());
+        row["below_resolution"] = std::move(below);
+        rows.push_back(std::move(row));
       }
   return rows;
 }

@@ -118,8 +118,12 @@ struct SizeClassBounds {
 };
 
 // One row per non-empty class: op, size_class, address (new / reused / any), phase (serial for
-// one thread, parallel otherwise), sampled count, p50/p90/p99/p99.9/max in ns.
+// one thread, parallel otherwise), sampled count, p50/p90/p99/p99.9/max in ns, the counter's
+// resolution in ns and `below_resolution`: the keys of the figures smaller than one step of the
+// counter (`resolution_ticks`, TimerCalibration).  Such a figure is the empty bracket's median
+// subtracted from a bracket that took about as long: it says "< resolution", not "0 ns", and
+// tables print it so.
 nlohmann::json latency_classes(const std::vector<const LatencyObserver*>& threads, const SizeClassBounds& bounds,
-                               double tsc_hz, bool parallel);
+                               double tsc_hz, std::uint64_t resolution_ticks, bool parallel);
 
 }  // namespace allocstress

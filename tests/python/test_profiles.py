@@ -53,3 +53,11 @@ def test_every_profile_figure_has_a_provenance():
             assert f["provenance"] == "exact" or f["provenance"].startswith(("allocator-reported (", "n/a(", "exact (", "derived: "))
             assert (f["value"] is None) == f["provenance"].startswith("n/a(")
         assert p["latency_provenance"] == f"sampled(1/{p['sample_every']})"
+
+
+def test_figures_below_the_counter_resolution_print_as_such():
+    row = {"op": "malloc", "size_class": "small", "address": "reused", "phase": "serial", "sampled": 3000,
+           "p50_ns": 6.9, "p90_ns": 7.7, "p99_ns": 13.9, "p999_ns": 55.4, "max_ns": 197.0,
+           "resolution_ns": 13.85, "below_resolution": ["p50_ns", "p90_ns"]}
+    [printed] = profiles.latency_rows([("run", {"allocator": "jemalloc", "threads": 1, "profile": {"latency": [row]}})])
+    assert printed[8:] == ["< 14", "< 14", "14", "55", "197"]

@@ -1,5 +1,6 @@
 // Profile-run building blocks: histogram bucket math and percentiles on known inputs, the
 // address set, per-class assembly, and parsing strace output between the phase markers.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,7 +78,7 @@ TEST(LatencyClasses, ObserverSplitsByOpSizeAndReuse) {
   o.end_malloc(o.begin_op(), b, 8);  // reused address
   o.end_malloc(o.begin_op(), a, 4096);  // reused (a was returned first), medium
   EXPECT_EQ(o.sampled(), 4u);
-  const auto rows = latency_classes({&o}, {1024, 0, "test"}, 1e9, false);
+  const auto rows = latency_classes({&o}, {1024, 0, "test"}, 1e9, 0, false);
   auto count = [&](const char* op, const char* cls, const char* address) {
     for (const auto& r : rows)
       if (r["op"] == op && r["size_class"] == cls && r["address"] == address) return r["sampled"].get<int>();
@@ -88,6 +89,36 @@ TEST(LatencyClasses, ObserverSplitsByOpSizeAndReuse) {
   EXPECT_EQ(count("malloc", "medium", "reused"), 1);
   EXPECT_EQ(count("free", "small", "any"), 1);
   for (const auto& r : rows) EXPECT_EQ(r["phase"], "serial");
+}
+
+// A figure below one step of the counter is listed in below_resolution, and only such a figure.
+TEST(LatencyClasses, FlagsFiguresBelowTheCounterResolution) {
+  LatencyObserver o(1, 0, 16);
+  alignas(16) std::uint64_t a[2] = {}, b[2] = {};
+  o.end_malloc(o.begin_op(), a, 8);  // never timed
+  for (int i = 0; i < 100; ++i) {
+    o.end_malloc(o.begin_op(), b, 8);
+    o.end_free(o.begin_op(), b, 8);
+  }
+  const std::uint64_t huge = std::uint64_t{1} << 50;  // longer than any bracket: every figure is below it
+  for (const auto& r : latency_classes({&o}, {1024, 0, "test"}, 1e9, huge, false)) {
+    EXPECT_EQ(r["below_resolution"].size(), 5u) << r.dump();
+    EXPECT_DOUBLE_EQ(r["resolution_ns"].get<double>(), double(huge));
+  }
+  for (const auto& r : latency_classes({&o}, {1024, 0, "test"}, 1e9, 0, false)) EXPECT_TRUE(r["below_resolution"].empty()) << r.dump();
+  // a resolution between the smallest and the largest figure: exactly those below it are listed
+  const auto rows = latency_classes({&o}, {1024, 0, "test"}, 1e9, 0, false);
+  for (const auto& r : rows) {
+    const double cut = r["max_ns"].get<double>();  // 1 tick = 1 ns at 1 GHz
+    const auto flagged = latency_classes({&o}, {1024, 0, "test"}, 1e9, std::uint64_t(cut), false);
+    for (const auto& f : flagged) {
+      if (f["op"] != r["op"] || f["address"] != r["address"] || f["size_class"] != r["size_class"]) continue;
+      for (const char* key : {"p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"}) {
+        const bool listed = std::find(f["below_resolution"].begin(), f["below_resolution"].end(), key) != f["below_resolution"].end();
+        EXPECT_EQ(listed, f[key].get<double>() < cut) << key << " " << f.dump();
+      }
+    }
+  }
 }
 
 TEST(SyscallTrace, CountsOnlyBetweenTheMarkersAndJoinsResumedCalls) {

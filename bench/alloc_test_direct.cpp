@@ -4,7 +4,7 @@
 // tracer: it removes any LD_PRELOAD before a system cell runs.
 //   alloc_test_direct THREADS ITERATIONS SLOTS MAX_SIZE_EXP ACCESS
 // ITERATIONS per thread, SLOTS split across threads, sizes p ~ 1/size below 2^MAX_SIZE_EXP,
-// ACCESS none|write|write_read (write_read: every block written whole and read back, as in
+// ACCESS none|touch|write|write_read (write_read: every block written whole and read back, as in
 // alloc-test; none: allocation calls only, the worst case for a tracer).
 // Prints "calls N": the malloc and free calls made (teardown frees included), and the checksum
 // of the blocks read back.
@@ -21,7 +21,7 @@
 int main(int argc, char** argv) {
   using namespace allocstress;
   if (argc != 6) {
-    std::fprintf(stderr, "usage: alloc_test_direct THREADS ITERATIONS SLOTS MAX_SIZE_EXP none|write|write_read\n");
+    std::fprintf(stderr, "usage: alloc_test_direct THREADS ITERATIONS SLOTS MAX_SIZE_EXP none|touch|write|write_read\n");
     return 2;
   }
   AllocTestParams params;

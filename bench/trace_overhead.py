@@ -72,7 +72,7 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=4_000_000, help="alloc-test iterations (calls) per thread")
     parser.add_argument("--slots", type=int, default=65536, help="alloc-test slots (split across threads)")
     parser.add_argument("--max-size-exp", type=int, default=12, help="block sizes below 2^E")
-    parser.add_argument("--access", default="write_read", help="none, write or write_read")
+    parser.add_argument("--access", default="write_read", help="none, touch, write or write_read")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--level", type=int, help="ALLOCSTRESS_TRACE_LEVEL (default: the tracer's)")
     parser.add_argument("--call-sites", action="store_true", help="ALLOCSTRESS_TRACE_CALL_SITES=1")

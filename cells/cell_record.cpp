@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "allocators/void_allocator.hpp"
 #include "cells/workload_registry.hpp"
 
 namespace allocstress {
@@ -27,6 +28,17 @@ std::string hex64(std::uint64_t v) {
 
 nlohmann::json nullable_ratio(double num, double den) {
   return den > 0 ? nlohmann::json(num / den) : nlohmann::json(nullptr);
+}
+
+nlohmann::json memory_overhead(const PhaseMeasurement& m, std::uint64_t peak_live, const AllocatorSpec& allocator) {
+  const nlohmann::json ratio = nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(peak_live));
+  if (allocator.name == VoidAllocator::name() || !ratio.is_number()) return {{"overhead_ratio", nullptr}};
+  if (ratio.get<double>() >= 1.0) return {{"overhead_ratio", ratio}};
+  char why[200];
+  std::snprintf(why, sizeof why, "RSS grew by %.1f MiB, less than the %.1f MiB live: the blocks were not all resident "
+                "(untouched pages, or memory held before the phase), so this is no memory overhead",
+                (double(m.peak_rss) - double(m.rss_before)) / 1048576.0, double(peak_live) / 1048576.0);
+  return {{"overhead_ratio", nullptr}, {"overhead_ratio_measured", ratio}, {"overhead_ratio_invalid", why}};
 }
 
 nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cycles_total, std::uint64_t ops) {
@@ -72,9 +84,9 @@ nlohmann::json alloc_family_record(const Cell& cell, const AllocatorSpec& alloca
               {"frees", total.frees},
               {"peak_live_requested_bytes", total.peak_live_requested_bytes},
               {"end_live_requested_bytes", total.end_live_requested_bytes},
-              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(total.peak_live_requested_bytes))},
               {"op_stream_hash", hex64(combined_hash)},
               {"read_checksum", hex64(total.read_checksum)}});
+  rec.update(memory_overhead(m, total.peak_live_requested_bytes, allocator));
   return rec;
 }
 

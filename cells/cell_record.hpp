@@ -38,6 +38,15 @@ nlohmann::json per_operation_timing(const PhaseMeasurement& m, std::uint64_t cyc
 nlohmann::json alloc_family_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                                    const PhaseMeasurement& m, const std::vector<AllocTestThreadOutcome>& outcomes);
 
+// The memory-overhead fields of a record: overhead_ratio = RSS growth over the measured phase
+// (peak RSS - RSS before) / the workload's peak live requested bytes.  Below 1 the RSS did not
+// grow by what was live: the blocks were not resident (pages never written, `--access none`) or
+// reused memory the process held before the phase.  That is no memory overhead, so overhead_ratio
+// is then null (never ranked), with the quotient in overhead_ratio_measured and the reason in
+// overhead_ratio_invalid.  The void baseline holds one buffer for every block: null, no reason
+// needed (tables show it as the baseline).
+nlohmann::json memory_overhead(const PhaseMeasurement& m, std::uint64_t peak_live_requested_bytes, const AllocatorSpec& allocator);
+
 std::string hex64(std::uint64_t v);
 nlohmann::json nullable_ratio(double num, double den);
 

@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "allocators/in_tree_registry.hpp"
+#include "allocators/void_allocator.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
 #include "cells/metrics/record_metrics.hpp"
@@ -189,15 +190,19 @@ nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator,
               {"peak_live_requested_bytes", peak_live},
               {"peak_live_means", "theoretical peak: the most live requested bytes at any point of the trace's recorded order"},
               {"end_live_requested_bytes", stats.at("end_live_requested_bytes")},
-              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(peak_live))},
               {"read_checksum", hex64(total.read_checksum)},
               {"op_stream_hash", hex64(stats.at("program_digest").get<std::uint64_t>())},
               {"trace", stats},
               {"allocstats", allocstats_series(results, program.allocstats_every(), m.rss_before)}});
+  rec.update(memory_overhead(m, peak_live, allocator));
   if (pus.size() > topology.usable_pu_count(false))
     rec["warnings"].push_back("the trace has " + std::to_string(pus.size()) + " threads and this machine " +
                               std::to_string(topology.usable_pu_count(false)) +
                               " PUs: replay threads share PUs, and cross-thread waits yield to the producer");
+  if (allocator.name == VoidAllocator::name() && program.max_block_bytes() > VoidBuffer::kPhysicalLimit)
+    rec["warnings"].push_back("void maps the same " + std::to_string(VoidBuffer::kPhysicalLimit >> 20) + " MiB again and again to cover the largest request (" +
+                              std::to_string(program.max_block_bytes() >> 20) + " MiB): its RSS figures count every mapping, its memory is " +
+                              std::to_string(VoidBuffer::kPhysicalLimit >> 20) + " MiB per worker");
   if (!stats.value("trace_truncation", std::string()).empty())
     rec["warnings"].push_back("the trace was cut short (" + stats.at("trace_truncation").get<std::string>() + "): its complete blocks were replayed");
   return rec;
@@ -253,8 +258,10 @@ const WorkloadEntry kReplayEntry{
     .options = {&kTraceOption, &kAccessOption, &kAllocstatsEveryOption, &kSeedOption},
     .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) {
-      // The trace does not say what the program touched: no memory access unless asked.
-      return nlohmann::json{{"trace", nullptr}, {"memory_access", "none"}, {"allocstats_every", 0}, {"seed", preset.seed}};
+      // The trace does not say what the program touched: one write per page of every block, so
+      // that the RSS holds what the program was given (with none, allocators that reserve without
+      // touching look leaner than the heap they handed out).
+      return nlohmann::json{{"trace", nullptr}, {"memory_access", "touch"}, {"allocstats_every", 0}, {"seed", preset.seed}};
     },
     .check = check,
     .describe = describe,

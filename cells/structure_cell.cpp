@@ -236,11 +236,11 @@ nlohmann::json run_structure_cell(const Cell& cell, const AllocatorSpec& allocat
               {"live_nodes", total.live_nodes},
               {"peak_live_requested_bytes", total.peak_live_requested_bytes},
               {"end_live_requested_bytes", total.end_live_requested_bytes},
-              {"overhead_ratio", nullable_ratio(double(m.peak_rss) - double(m.rss_before), double(total.peak_live_requested_bytes))},
               {"op_stream_hash", hex64(hash)},
               {"verified", failure.empty()},
               {"placement_metrics", placement_metrics(std::move(nodes), l1_data_cache(), std::size_t(sysconf(_SC_PAGESIZE)))},
               {"hardware_cache_misses", hardware_total(results)}});
+  rec.update(memory_overhead(m, total.peak_live_requested_bytes, allocator));
   return rec;
 }
 

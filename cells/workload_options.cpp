@@ -92,7 +92,8 @@ const WorkloadOption kMaxSizeExpOption{"--max-size-exp", "max_size_exp", OptionK
 const WorkloadOption kIterationsOption{"--iterations", "iterations_per_thread", OptionKind::count,
                                        "Operations per thread (lifetime: allocations per thread)", kSizedGroup};
 const WorkloadOption kAccessOption{"--access", "memory_access", OptionKind::word,
-                                   "Memory access per block: none, write or write_read", kGeneralWorkloadGroup};
+                                   "Memory access per block: none, touch (one write per 4 KiB page), write (every byte) or write_read (every byte, read back "
+                                   "before the free); default write_read (replay: touch)", kGeneralWorkloadGroup};
 const WorkloadOption kLiveBytesOption{"--live-bytes", "live_bytes", OptionKind::count,
                                       "Target live heap of all threads together, bytes", kLifetimeGroup};
 

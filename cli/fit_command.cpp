@@ -46,7 +46,7 @@ void FitCommand::add_to(CLI::App& app) {
                 "(writes FIT-replay.json, FIT-fitted.json, FIT-comparison.md/.json beside the fit file)");
   cmd->add_option("--allocators", allocators, "--evaluate: comma-separated allocators (default: every one installed)");
   cmd->add_option("--reps", reps, "--evaluate: repetitions per cell (default 3)")->check(kWholeNumber);
-  cmd->add_option("--access", access, "--evaluate: memory access of both runs: none, write, write_read (default write_read)");
+  cmd->add_option("--access", access, "--evaluate: memory access of both runs: none, touch, write, write_read (default write_read)");
   cmd->add_option("--manifest", manifest, "--evaluate: drop-in allocator manifest (default: allocators/manifest.tsv)");
 }
 

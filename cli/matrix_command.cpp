@@ -34,7 +34,7 @@ void MatrixCommand::add_to(CLI::App& app) {
   const bool replay = kind == Kind::replay;
   const bool slurm = kind == Kind::slurm_submit;
   cmd = replay  ? app.add_subcommand("replay", "Replay a trace against allocators (void baseline included), one fresh process per cell: "
-                                               "replay TRACE [--allocators a,b] [--reps N] [--access none|write|write_read]")
+                                               "replay TRACE [--allocators a,b] [--reps N] [--access none|touch|write|write_read]")
         : slurm ? app.add_subcommand("submit", "Plan a matrix and submit it as one Slurm array job (as matrix --backend slurm)")
                 : app.add_subcommand("matrix", "Run allocators x workloads x threads x repetitions, one fresh process per cell");
   if (replay) cmd->add_option("trace", trace_argument, "The trace file (allocstress trace, or allocstress import)")->required();

@@ -170,6 +170,11 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
         e[metric] = statistic(values, stat);
       }
       if (first.contains("workload_metrics")) e["workload_metrics"] = summarised_workload_metrics(group, stat);
+      for (const Json* r : group)  // one invalid repetition makes the cell's overhead invalid (record_metrics.cpp)
+        if (r->contains("overhead_ratio_invalid")) {
+          e["overhead_ratio_invalid"] = r->at("overhead_ratio_invalid");
+          break;
+        }
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
         if (const std::string metric = speed_metric(workload); !metric.empty() && allocator == kReferenceAllocator && e[metric].is_number())

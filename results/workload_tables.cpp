@@ -67,6 +67,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
   }
   md << "\n" << rule << "\n";
 
+  bool invalid_overhead = false;
   for (const CellKey& key : agg.order) {
     if (std::get<0>(key) != workload) continue;
     const Json& med = *agg.get(key, "median");
@@ -78,6 +79,10 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
       if (baseline && m == headline) md << " 0 (by definition) |";
       else if (baseline && net) md << " 0 |";
       else if (baseline && (m->place == MetricPlace::workload_metrics || m->name == "overhead_ratio")) md << " - |";
+      else if (m->name == "overhead_ratio" && med.contains("overhead_ratio_invalid")) {
+        md << " invalid (< 1) |";
+        invalid_overhead = true;
+      }
       else md << " " << shown(value_of(med, *m), *m) << " |";
       if (m != headline) continue;
       // void's spread is that of its raw cost (its net cost is 0)
@@ -101,6 +106,9 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
     if (vs_system) md << " **vs system**: median " << headline->label << " of system / of this allocator: > 1 is cheaper than glibc.";
   }
   if (repeated) md << " Columns defined under an earlier table mean the same here.";
+  if (invalid_overhead)
+    md << " **invalid (< 1)**: the RSS grew by less than the live bytes in some repetition (blocks not resident, e.g. "
+          "`--access none`): no memory overhead, not ranked (the reason is in each record's overhead_ratio_invalid).";
   if (!companion.empty())
     md << " **blowup vs " << companion << "**: this overhead ratio / " << companion << "'s at the same allocator and threads ("
        << entry->companion_reason << ").";

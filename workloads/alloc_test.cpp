@@ -8,6 +8,7 @@ namespace allocstress {
 std::string_view to_string(MemoryAccess access) {
   switch (access) {
     case MemoryAccess::none: return "none";
+    case MemoryAccess::touch: return "touch";
     case MemoryAccess::write: return "write";
     case MemoryAccess::write_read: return "write_read";
   }
@@ -24,10 +25,11 @@ SizeModel parse_size_model(std::string_view text) {
 
 MemoryAccess parse_memory_access(std::string_view text) {
   if (text == "none") return MemoryAccess::none;
+  if (text == "touch") return MemoryAccess::touch;
   if (text == "write") return MemoryAccess::write;
   if (text == "write_read" || text == "write+read") return MemoryAccess::write_read;
   throw std::invalid_argument("unknown memory access '" + std::string(text) +
-                              "' (accepted: none, write, write_read)");
+                              "' (accepted: none, touch, write, write_read)");
 }
 
 void validate(const AllocTestParams& p) {

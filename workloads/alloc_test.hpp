@@ -23,11 +23,29 @@
 
 namespace allocstress {
 
-enum class MemoryAccess { none, write, write_read };
+// What a workload does with the blocks it gets: nothing; `touch`: one byte written in every 4 KiB
+// page a block spans, so that every block is resident and counts in the RSS (as fleetbench
+// touches each allocation) at a cost that does not grow with the block's bytes; `write`: every
+// byte written; `write_read`: every byte written, and read back whole before the block is freed
+// (the alloc-test model).
+enum class MemoryAccess { none, touch, write, write_read };
 
 std::string_view to_string(MemoryAccess access);
-// Throws std::invalid_argument naming the accepted spellings (none, write, write_read).
+// Throws std::invalid_argument naming the accepted spellings (none, touch, write, write_read).
 MemoryAccess parse_memory_access(std::string_view text);
+
+// f.template operator()<kAccess>() with `access` as the template argument kAccess: the one place
+// every workload turns its runtime access mode into its loop's compile-time one.
+template <class F>
+decltype(auto) with_memory_access(MemoryAccess access, F&& f) {
+  switch (access) {
+    case MemoryAccess::none: return f.template operator()<MemoryAccess::none>();
+    case MemoryAccess::touch: return f.template operator()<MemoryAccess::touch>();
+    case MemoryAccess::write: return f.template operator()<MemoryAccess::write>();
+    case MemoryAccess::write_read: break;
+  }
+  return f.template operator()<MemoryAccess::write_read>();
+}
 
 struct AllocTestParams {
   std::uint64_t slots_total = 1u << 20;        // split equally across threads
@@ -97,6 +115,23 @@ inline std::uint64_t read_block(const void* block, std::size_t bytes) {
   return sum;
 }
 
+inline constexpr std::size_t kTouchStride = 4096;  // MemoryAccess::touch writes one byte per page of this size
+
+// Writes a block just allocated as kAccess says (see MemoryAccess), every written byte = `fill`.
+template <MemoryAccess kAccess>
+inline void write_block(void* block, std::size_t size, int fill) {
+  if constexpr (kAccess == MemoryAccess::touch) {
+    // volatile: the stores must happen although nothing reads them back
+    auto* p = static_cast<volatile unsigned char*>(block);
+    const auto first = reinterpret_cast<std::uintptr_t>(block);
+    p[0] = static_cast<unsigned char>(fill);
+    for (std::uintptr_t page = (first | (kTouchStride - 1)) + 1; page < first + size; page += kTouchStride)
+      p[page - first] = static_cast<unsigned char>(fill);
+  } else if constexpr (kAccess != MemoryAccess::none) {
+    std::memset(block, fill, size);
+  }
+}
+
 // The allocation call every alloc-test-family loop shares, with the observer around it.
 template <Allocator A, class Observer>
 inline void* allocate_observed(A& alloc, Observer& observer, std::size_t size) {
@@ -118,7 +153,7 @@ inline Slot malloc_counted(A& alloc, Observer& observer, const Sizes& sizes, Wor
     out.failed_allocation_bytes = size;
     return Slot{nullptr, 0};
   }
-  if constexpr (kAccess != MemoryAccess::none) std::memset(block, static_cast<int>(slot & 0xff), size);
+  write_block<kAccess>(block, size, static_cast<int>(slot & 0xff));
   live += size;
   out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
   ++out.mallocs;
@@ -172,12 +207,9 @@ template <Allocator A, class Sizes, class Observer = NoObserver>
 AllocTestThreadOutcome run_alloc_test_thread(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
                                              const Sizes& sizes, WorkloadRng& rng,
                                              std::uint64_t iterations, MemoryAccess access, Observer&& observer = Observer{}) {
-  switch (access) {
-    case MemoryAccess::none: return detail::run_loop<MemoryAccess::none>(alloc, slots, picker, sizes, rng, iterations, observer);
-    case MemoryAccess::write: return detail::run_loop<MemoryAccess::write>(alloc, slots, picker, sizes, rng, iterations, observer);
-    case MemoryAccess::write_read: break;
-  }
-  return detail::run_loop<MemoryAccess::write_read>(alloc, slots, picker, sizes, rng, iterations, observer);
+  return with_memory_access(access, [&]<MemoryAccess kAccess>() {
+    return detail::run_loop<kAccess>(alloc, slots, picker, sizes, rng, iterations, observer);
+  });
 }
 
 // Frees every block still held in `slots` (teardown, outside the measured phase), whoever

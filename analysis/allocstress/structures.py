@@ -13,7 +13,7 @@ import pandas as pd
 from . import catalogue
 from . import statistics as st
 from .loading import Runs
-from .tables import REFERENCE, _num, _with_ci
+from .tables import REFERENCE, _num, _overhead, _with_ci
 
 STRUCTURE_WORKLOADS = catalogue.workload_names(table="structure")  # the one definition (compare.py imports it)
 
@@ -99,7 +99,7 @@ def structure_table(runs: Runs) -> pd.DataFrame:
                          "search_vs_system": ratio["ratio"], "search_vs_system_ci_low": ratio["ci_low"],
                          "search_vs_system_ci_high": ratio["ci_high"], "search_p": p, "search_significance": mark,
                          **{name: _median(g, catalogue.column_of(name)) for name in PLACEMENT_COLUMNS},
-                         "overhead_ratio": _median(g, "overhead_ratio")})
+                         "overhead_ratio": float(pd.Series(_overhead(g)[0], dtype=float).median())})
     return pd.DataFrame(rows, columns=names)
 
 

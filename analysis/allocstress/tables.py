@@ -67,6 +67,21 @@ def _values(frame: pd.DataFrame, column: str):
     return st.clean(frame[column].to_numpy()) if column in frame else st.clean([])
 
 
+def overhead_ratios(ratios, invalid_reasons) -> tuple:
+    """(the finite overhead ratios of a cell's repetitions, "" or why there are none).  One
+    repetition whose RSS grew by less than was live (its overhead_ratio_invalid) makes the whole
+    cell's overhead invalid, as in the C++ aggregates: never ranked."""
+    reasons = [r for r in invalid_reasons if isinstance(r, str) and r]
+    if reasons:
+        return st.clean([]), "overhead invalid (< 1, not ranked): " + reasons[0]
+    return st.clean(ratios), ""
+
+
+def _overhead(frame: pd.DataFrame) -> tuple:
+    reasons = frame["overhead_ratio_invalid"].tolist() if "overhead_ratio_invalid" in frame else []
+    return overhead_ratios(frame["overhead_ratio"].to_numpy() if "overhead_ratio" in frame else [], reasons)
+
+
 def _median(values) -> float:
     return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
 
@@ -82,10 +97,10 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     rows = []
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
-        ref_net, ref_over = _values(ref, "net_cycles_per_pair"), _values(ref, "overhead_ratio")
+        ref_net, (ref_over, _) = _values(ref, "net_cycles_per_pair"), _overhead(ref)
         for allocator, g in group.groupby("allocator", sort=False):
             baseline, is_ref = allocator == BASELINE, allocator == REFERENCE
-            net, over, raw = _values(g, "net_cycles_per_pair"), _values(g, "overhead_ratio"), _values(g, "cycles_per_pair")
+            (over, over_invalid), net, raw = _overhead(g), _values(g, "net_cycles_per_pair"), _values(g, "cycles_per_pair")
             cell = st.summarise_cell(raw if baseline else net)  # the baseline's spread is that of its raw cost
             row = {"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
                    "reps_ok": int(net.size), "net_cycles_per_pair": 0.0 if baseline else cell["median"],
@@ -94,7 +109,7 @@ def summary_table(runs: Runs) -> pd.DataFrame:
                    "net_cycles_ci_level": math.nan if baseline else cell["ci_level"],
                    "net_cycles_cv": cell["cv"], "unstable": cell["unstable"], "cycles_per_pair": _median(raw),
                    "net_ns_per_pair": _median(_values(g, "net_ns_per_pair")), "overhead_ratio": _median(over)}
-            notes = []
+            notes = [over_invalid] if over_invalid and not baseline else []
             nan = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": ""}
             speed = ovr = nan
             speed_p = over_p = math.nan
@@ -105,7 +120,7 @@ def summary_table(runs: Runs) -> pd.DataFrame:
                 speed, ovr = st.ratio_of_medians(ref_net, net), st.ratio_of_medians(over, ref_over)
                 if speed["note"]:
                     notes.append("speed: " + speed["note"])
-                if ovr["note"]:
+                if ovr["note"] and not over_invalid:
                     notes.append("overhead: " + ovr["note"])
                 if not is_ref:
                     speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)

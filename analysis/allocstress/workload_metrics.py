@@ -30,7 +30,7 @@ from . import catalogue
 from . import statistics as st
 from .loading import ResultsError, Runs
 from .structures import to_markdown as _markdown_table
-from .tables import BASELINE, FALSE_SHARING_WORKLOADS, _median, _num, _with_ci
+from .tables import BASELINE, FALSE_SHARING_WORKLOADS, _median, _num, _with_ci, overhead_ratios
 
 # name -> catalogue entry of every workload_metrics key the C++ cells write, in catalogue order
 METRICS = catalogue.metrics("workload_metrics")
@@ -158,6 +158,10 @@ def _blowup(overhead: np.ndarray, reference: np.ndarray | None, companion: str) 
     return {**ratio, "note": "blowup: " + ratio["note"] if ratio["note"] else ""}
 
 
+def _overheads(records: list[dict]) -> tuple:
+    return overhead_ratios([e.get("overhead_ratio") for e in records], [e.get("overhead_ratio_invalid") for e in records])
+
+
 def workload_table(runs: Runs, workload: str) -> WorkloadTable:
     """The table of one workload over every ok timing repetition in `runs` (rows in the order
     (run, threads) first appear, allocators in file order within).  ResultsError on a record whose
@@ -177,22 +181,22 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
     if companion:  # the companion's overhead ratios at the same (run, allocator, threads)
         reference: dict[tuple, list] = {}
         for run, _, e in _timing_records(runs, companion):
-            reference.setdefault((run, e["allocator"], e["threads"]), []).append(e.get("overhead_ratio"))
+            reference.setdefault((run, e["allocator"], e["threads"]), []).append(e)
     rows = []
     for (run, threads), allocators in cells.items():
         for allocator, records in allocators.items():
-            overhead = st.clean([e.get("overhead_ratio") for e in records])
+            overhead, invalid = _overheads(records)
             row = {"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
                    "reps_ok": len(records), "overhead_ratio": _median(overhead)}
             for column, key in metrics.items():
                 row[column] = _median(st.clean([(e.get("workload_metrics") or {}).get(key) for e in records]))
             if companion:
                 ref = reference.get((run, allocator, threads))
-                b = _blowup(overhead, None if ref is None else st.clean(ref), companion)
+                b = _blowup(overhead, None if ref is None else _overheads(ref)[0], companion)
                 row.update({blowup[0][0]: b["ratio"], "blowup_ci_low": b["ci_low"], "blowup_ci_high": b["ci_high"],
-                            "notes": b["note"]})
+                            "notes": "; ".join(n for n in (invalid, b["note"]) if n)})
             else:
-                row["notes"] = ""
+                row["notes"] = invalid
             rows.append(row)
     columns = [c[0] for c in FIXED_COLUMNS] + list(metrics) + [c[0] for c in blowup] + [NOTES_COLUMN[0]]
     return WorkloadTable(workload, pd.DataFrame(rows, columns=columns), metrics, means, companion)

@@ -20,7 +20,9 @@ const Metric kCyclesPerPair{.name = "cycles_per_pair", .place = MetricPlace::rec
 const Metric kOverheadRatio{.name = "overhead_ratio", .place = MetricPlace::record, .unit = "ratio", .label = "overhead ratio", .decimals = 3,
                             .definition = "(peak RSS of the measured phase - RSS before the first allocation) / peak live requested bytes: "
                             "memory the allocator kept per byte the workload asked for (harness memory, mapped before, does "
-                            "not count); null when nothing was live.",
+                            "not count); null when nothing was live, for the void baseline, and when the quotient is below 1 (the RSS grew "
+                            "by less than was live: blocks not resident, so no overhead; the quotient is then in "
+                            "overhead_ratio_measured and the reason in overhead_ratio_invalid, and the tables say invalid).",
                             .in_table = true};
 const Metric kPeakRss{.name = "peak_rss_bytes", .place = MetricPlace::record, .unit = "bytes", .label = "peak RSS MiB", .decimals = 1,
                       .definition = "Peak resident set size of the measured phase (VmHWM, reset right before it).", .mib = true, .in_table = true};

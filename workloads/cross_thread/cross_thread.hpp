@@ -267,12 +267,7 @@ CrossThreadOutcome run_xthread_thread(A& alloc, std::span<Slot> slots, const Par
     return detail::XThreadLoop<kAccess, Clock, A, Sizes>(alloc, ring, thread).run(slots, picker, sizes, rng, route,
                                                                                   p.iterations_per_thread);
   };
-  switch (p.access) {
-    case MemoryAccess::none: return loop.template operator()<MemoryAccess::none>();
-    case MemoryAccess::write: return loop.template operator()<MemoryAccess::write>();
-    case MemoryAccess::write_read: break;
-  }
-  return loop.template operator()<MemoryAccess::write_read>();
+  return with_memory_access(p.access, loop);
 }
 
 }  // namespace allocstress

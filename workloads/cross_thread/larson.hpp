@@ -139,12 +139,9 @@ template <class Clock = NoClock, Allocator A, class Sizes>
 CrossThreadOutcome run_larson_thread(A& alloc, LarsonBoard& board, const ParetoSlotPicker& picker, const Sizes& sizes,
                                      const AllocTestParams& p, std::uint64_t rounds, unsigned t) {
   if (board.abandoned()) return {};
-  switch (p.access) {
-    case MemoryAccess::none: return detail::larson_loop<MemoryAccess::none, Clock>(alloc, board, picker, sizes, p, rounds, t);
-    case MemoryAccess::write: return detail::larson_loop<MemoryAccess::write, Clock>(alloc, board, picker, sizes, p, rounds, t);
-    case MemoryAccess::write_read: break;
-  }
-  return detail::larson_loop<MemoryAccess::write_read, Clock>(alloc, board, picker, sizes, p, rounds, t);
+  return with_memory_access(p.access, [&]<MemoryAccess kAccess>() {
+    return detail::larson_loop<kAccess, Clock>(alloc, board, picker, sizes, p, rounds, t);
+  });
 }
 
 }  // namespace allocstress

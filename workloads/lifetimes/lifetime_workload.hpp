@@ -14,7 +14,7 @@
 // follows.  A block that is never freed, or whose due time is N or later, stays live to the end
 // of the loop; the release step (release_lifetime_blocks, outside the measured phase) frees it.
 // Every block is written whole on allocation and read back whole before it is freed, with the
-// same code as alloc-test (MemoryAccess: none, write, write_read), so a scribbling allocator
+// same code as alloc-test (MemoryAccess: none, touch, write, write_read), so a scribbling allocator
 // changes read_checksum.  Threads are independent (no cross-thread frees, as in alloc-test).
 // The operation stream is a pure function of (parameters, seed, thread index), never of the
 // allocator or the access mode; op_stream_hash proves which stream was measured.
@@ -326,7 +326,7 @@ LifetimeThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observe
       break;
     }
     const std::uint32_t i = ws.pool.take();
-    if constexpr (kAccess != MemoryAccess::none) std::memset(block, static_cast<int>(i & 0xff), size);
+    write_block<kAccess>(block, size, static_cast<int>(i & 0xff));
     LiveBlock& b = ws.pool.items()[i];
     b.block = block;
     b.size = static_cast<std::uint32_t>(size);
@@ -350,12 +350,7 @@ LifetimeThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observe
 template <Allocator A, class Observer = NoObserver>
 LifetimeThreadOutcome run_lifetime_thread(A& alloc, LifetimeWorkspace& workspace, MemoryAccess access,
                                            Observer&& observer = Observer{}) {
-  switch (access) {
-    case MemoryAccess::none: return detail::run_lifetime_loop<MemoryAccess::none>(alloc, workspace, observer);
-    case MemoryAccess::write: return detail::run_lifetime_loop<MemoryAccess::write>(alloc, workspace, observer);
-    case MemoryAccess::write_read: break;
-  }
-  return detail::run_lifetime_loop<MemoryAccess::write_read>(alloc, workspace, observer);
+  return with_memory_access(access, [&]<MemoryAccess kAccess>() { return detail::run_lifetime_loop<kAccess>(alloc, workspace, observer); });
 }
 
 // Frees every block still live in `workspace` (teardown, outside the measured phase).

@@ -170,7 +170,7 @@ class PhaseLoop {
       return false;
     }
     const std::size_t i = blocks_.count++;
-    if constexpr (kAccess != MemoryAccess::none) std::memset(block, static_cast<int>(i & 0xff), size);
+    detail::write_block<kAccess>(block, size, static_cast<int>(i & 0xff));
     blocks_.slots[i] = Slot{block, size};
     live_ += size;
     if (live_ > out_.ops.peak_live_requested_bytes) out_.ops.peak_live_requested_bytes = live_;
@@ -236,12 +236,9 @@ namespace detail {
 template <bool kNewestDrops, Allocator A, class Sizes, class Hooks>
 PhaseThreadOutcome run_phase_loop(A& alloc, PhaseBlocks& blocks, const PhasePlan& plan, const Sizes& sizes, WorkloadRng& rng,
                                   MemoryAccess access, Hooks& hooks) {
-  switch (access) {
-    case MemoryAccess::none: return PhaseLoop<MemoryAccess::none, kNewestDrops, A, Sizes, Hooks>(alloc, blocks, plan, sizes, rng, hooks).run();
-    case MemoryAccess::write: return PhaseLoop<MemoryAccess::write, kNewestDrops, A, Sizes, Hooks>(alloc, blocks, plan, sizes, rng, hooks).run();
-    case MemoryAccess::write_read: break;
-  }
-  return PhaseLoop<MemoryAccess::write_read, kNewestDrops, A, Sizes, Hooks>(alloc, blocks, plan, sizes, rng, hooks).run();
+  return with_memory_access(access, [&]<MemoryAccess kAccess>() {
+    return PhaseLoop<kAccess, kNewestDrops, A, Sizes, Hooks>(alloc, blocks, plan, sizes, rng, hooks).run();
+  });
 }
 }  // namespace detail
 

@@ -10,8 +10,11 @@
 // so the replay follows the recorded happens-before order and cannot deadlock (the recording
 // itself is an order in which every wait was already satisfied).
 //
-// Memory access is optional, as in alloc-test: `write` writes every produced block whole,
-// `write_read` also reads every block back whole before it is consumed.  calloc, realloc and
+// Memory access (MemoryAccess, workloads/alloc_test.hpp): `touch` (the default) writes one byte in
+// every page of every produced block, so that the RSS counts what the program allocated (a trace
+// does not say what the program touched; untouched blocks made allocators that reserve without
+// touching look leaner than the heap they give out); `write` writes every produced block whole,
+// `write_read` also reads every block back whole before it is consumed; `none` only allocates.  calloc, realloc and
 // aligned requests go to the allocator's own calloc/realloc/posix_memalign when it has them
 // (drop-in allocators, the void baseline); in-tree backends without them get the emulation a
 // program would need: allocate + memset, allocate + copy + deallocate, and alignments above 16
@@ -170,8 +173,7 @@ ReplayThreadOutcome run(A& a, std::span<const ReplayOp> ops, ReplayShared& share
     shared.stop.store(true, std::memory_order_relaxed);
   };
   auto produced = [&](const ReplayOp& op, void* block) {
-    if constexpr (kAccess != MemoryAccess::none)
-      std::memset(user_pointer<A>(block, op.align_log2), int(op.slot & 0xff), std::size_t(op.size));
+    detail::write_block<kAccess>(user_pointer<A>(block, op.align_log2), std::size_t(op.size), int(op.slot & 0xff));
     shared.blocks[op.slot].store(block, std::memory_order_release);
   };
   // The allocator returned nullptr: the replay stops here, and every other worker with it.
@@ -239,12 +241,7 @@ struct NoReplaySampler {
 template <Allocator A, class Sampler = NoReplaySampler>
 ReplayThreadOutcome run_replay_thread(A& a, std::span<const ReplayOp> ops, ReplayShared& shared, MemoryAccess access,
                                       Sampler&& sampler = Sampler{}) {
-  switch (access) {
-    case MemoryAccess::none: return replay_detail::run<MemoryAccess::none>(a, ops, shared, sampler);
-    case MemoryAccess::write: return replay_detail::run<MemoryAccess::write>(a, ops, shared, sampler);
-    case MemoryAccess::write_read: break;
-  }
-  return replay_detail::run<MemoryAccess::write_read>(a, ops, shared, sampler);
+  return with_memory_access(access, [&]<MemoryAccess kAccess>() { return replay_detail::run<kAccess>(a, ops, shared, sampler); });
 }
 
 // A block the trace never frees: released by the thread that produced it, after the replay.

@@ -39,6 +39,20 @@ for c in cells:
     assert c["peak_live_requested_bytes"] >= max(r[1] for r in rows)
 EOF
 
+# Memory validity: by default every page of every block is written once, so the RSS holds the
+# blocks (overhead ratio >= 1); with --access none glibc gives 1 MiB blocks that are never made
+# resident, the RSS grows by less than is live, and that ratio is reported invalid, never ranked.
+"$MAKE_TRACE" "$T/big.ast" 1 3000 0 1 1048576 >/dev/null
+rec=$("$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/big.ast") || fail "replay of 1 MiB blocks failed"
+got=$(field "r['params']['memory_access'], r['overhead_ratio'] >= 1, 'overhead_ratio_invalid' in r" <<<"$rec")
+[ "$got" = "touch True False" ] && pass || fail "default access does not make the blocks resident: $got"
+rec=$("$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/big.ast" --access none) || fail "replay --access none failed"
+got=$(field "r['overhead_ratio'] is None, r['overhead_ratio_measured'] < 1, 'not all resident' in r['overhead_ratio_invalid']" <<<"$rec")
+[ "$got" = "True True True" ] && pass || fail "an overhead ratio below 1 was not flagged invalid: $got"
+"$ALLOCSTRESS" replay "$T/big.ast" --allocators system --reps 1 --access none --out "$T/none.json" >/dev/null 2>"$T/log" || fail "replay --access none matrix failed: $(tail -1 "$T/log")"
+grep -q '| system | 1 | 1 |.*| invalid (< 1) |' "$T/none.md" && pass || fail "the table does not say invalid: $(grep '| system' "$T/none.md")"
+rm -f "$T/big.ast"
+
 # A trace cut inside a block: the complete blocks replay, with a warning.
 size=$(stat -c %s "$T/one.ast")
 head -c $((size * 2 / 3)) "$T/one.ast" >"$T/cut.ast"

@@ -33,3 +33,32 @@ TEST(VoidAllocator, SeparateInstancesHaveSeparateBuffers) {
 
 }  // namespace
 }  // namespace allocstress
+
+namespace allocstress {
+namespace {
+
+// Up to the limit the buffer is ordinary memory: no two addresses share a byte.
+TEST(VoidBuffer, SmallBuffersAreOrdinaryMemory) {
+  VoidBuffer b(VoidBuffer::kPhysicalLimit);
+  EXPECT_EQ(b.physical_bytes(), VoidBuffer::kPhysicalLimit);
+  b.data()[0] = std::byte{1};
+  b.data()[VoidBuffer::kPhysicalLimit - 1] = std::byte{2};
+  EXPECT_EQ(b.data()[0], std::byte{1});
+}
+
+// Beyond the limit the buffer covers the whole request with the same limited memory: a byte
+// written at offset x is the byte at x + kPhysicalLimit (one memfd mapped again and again).
+TEST(VoidBuffer, LargeBuffersReuseBoundedMemory) {
+  const std::size_t bytes = 3 * VoidBuffer::kPhysicalLimit + 12345;
+  VoidBuffer b(bytes);
+  EXPECT_EQ(b.size(), bytes);
+  EXPECT_EQ(b.physical_bytes(), VoidBuffer::kPhysicalLimit);
+  b.data()[100] = std::byte{0x5a};
+  EXPECT_EQ(b.data()[100 + VoidBuffer::kPhysicalLimit], std::byte{0x5a});
+  EXPECT_EQ(b.data()[100 + 3 * VoidBuffer::kPhysicalLimit], std::byte{0x5a});
+  std::memset(b.data() + bytes - 4096, 0x7f, 4096);  // the last bytes of the request are writable
+  EXPECT_EQ(b.data()[bytes - 1], std::byte{0x7f});
+}
+
+}  // namespace
+}  // namespace allocstress

@@ -58,6 +58,33 @@ TEST(ResultsSummary, AggregatesAndSpeedVsSystem) {
     }
 }
 
+// One repetition whose overhead is invalid (RSS grew by less than was live) makes the cell's
+// aggregate overhead null, with the reason: it is never ranked.
+TEST(ResultsSummary, OneInvalidOverheadMakesTheCellsOverheadInvalid) {
+  std::vector<Json> r;
+  for (unsigned i = 0; i < 3; ++i) {
+    r.push_back(rec("void", 1, i, 100));
+    r.push_back(rec("system", 1, i, 150));
+    r.back()["overhead_ratio"] = 1.4;
+    r.push_back(rec("jemalloc", 1, i, 130));
+    r.back()["overhead_ratio"] = 1.2;
+  }
+  r[2]["overhead_ratio"] = nullptr;
+  r[2]["overhead_ratio_measured"] = 0.4;
+  r[2]["overhead_ratio_invalid"] = "RSS grew by less than was live";
+  attach_net_costs(r);
+  for (const auto& e : aggregate_entries(r)) {
+    if (e["aggregate_name"] != "median") continue;
+    if (e["allocator"] == "jemalloc") {
+      EXPECT_TRUE(e["overhead_ratio"].is_null());
+      EXPECT_EQ(e.value("overhead_ratio_invalid", ""), "RSS grew by less than was live");
+    } else if (e["allocator"] == "system") {
+      EXPECT_DOUBLE_EQ(e["overhead_ratio"].get<double>(), 1.4);
+      EXPECT_FALSE(e.contains("overhead_ratio_invalid"));
+    }
+  }
+}
+
 TEST(ResultsSummary, DetectsAllocatorDependentOperationStreams) {
   std::vector<Json> same = {rec("void", 1, 0, 1, "0xa"), rec("system", 1, 0, 2, "0xa")};
   EXPECT_TRUE(op_stream_mismatches(same).empty());

@@ -95,6 +95,27 @@ TEST(AllocTestWorkload, ReadBackSeesWhatWasWritten) {
   EXPECT_EQ(detail::read_block(block.data(), block.size()), sum);
 }
 
+// touch writes exactly one byte in every page a block spans, whatever its offset in the first page.
+TEST(AllocTestWorkload, TouchWritesOneBytePerPageOfTheBlock) {
+  std::vector<unsigned char> memory(6 * detail::kTouchStride);
+  const auto base = reinterpret_cast<std::uintptr_t>(memory.data());
+  const std::size_t aligned = (detail::kTouchStride - base % detail::kTouchStride) % detail::kTouchStride;  // first page start
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, detail::kTouchStride - 8})
+    for (const std::size_t size : {std::size_t{1}, std::size_t{100}, detail::kTouchStride, 2 * detail::kTouchStride + 7}) {
+      std::fill(memory.begin(), memory.end(), 0);
+      unsigned char* block = memory.data() + aligned + offset;
+      detail::write_block<MemoryAccess::touch>(block, size, 0x33);
+      const std::size_t first_page = offset / detail::kTouchStride, last_page = (offset + size - 1) / detail::kTouchStride;
+      for (std::size_t page = 0; page < 5; ++page) {
+        std::size_t written = 0;
+        for (std::size_t i = 0; i < detail::kTouchStride; ++i) written += memory[aligned + page * detail::kTouchStride + i] == 0x33;
+        EXPECT_EQ(written, page >= first_page && page <= last_page ? 1u : 0u) << "offset " << offset << " size " << size << " page " << page;
+      }
+    }
+  EXPECT_EQ(parse_memory_access("touch"), MemoryAccess::touch);
+  EXPECT_EQ(to_string(MemoryAccess::touch), "touch");
+}
+
 TEST(AllocTestWorkload, ValidationNamesTheBadParameter) {
   AllocTestParams p;
   p.threads = 0;

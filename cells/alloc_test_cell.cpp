@@ -225,6 +225,8 @@ const WorkloadEntry kAllocTestEntry{
     .record_params = sized_record_params,
     .refusal = refusal,
     .profiles = true,
+    .counts = true,
+    .counts_prefix = "iterations_per_thread",
 };
 
 }  // namespace allocstress

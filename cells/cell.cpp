@@ -1,5 +1,6 @@
 // Cell modes (see cell.hpp).
 #include "cells/cell.hpp"
+#include "cells/measured_phase.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -11,14 +12,32 @@ std::string_view to_string(CellMode mode) {
     case CellMode::timing: return "timing";
     case CellMode::simulate: return "simulate";
     case CellMode::profile: return "profile";
+    case CellMode::counts: return "counts";
   }
   return "timing";
 }
 
 CellMode parse_cell_mode(std::string_view text) {
-  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile})
+  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts})
     if (to_string(m) == text) return m;
-  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile)");
+  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts)");
 }
+
+std::string_view mode_suffix(CellMode mode) {
+  switch (mode) {
+    case CellMode::timing: return "";
+    case CellMode::simulate: return "/cache-sim";
+    case CellMode::profile: return "/profile";
+    case CellMode::counts: return "/counts";
+  }
+  return "";
+}
+
+namespace {
+bool counting = false;
+}  // namespace
+
+void set_counting_measured_phase(bool on) { counting = on; }
+bool counting_measured_phase() { return counting; }
 
 }  // namespace allocstress

@@ -16,11 +16,15 @@
 namespace allocstress {
 
 // timing: the measured run every table is built from; simulate: the same cell under callgrind's
-// cache simulator (`--cache-sim`); profile: the separate, labelled profile run (`--profile`).
-enum class CellMode { timing, simulate, profile };
-std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile"
+// cache simulator (`--cache-sim`); profile: the separate, labelled profile run (`--profile`);
+// counts: the same cell at one thread under callgrind, counting the instructions and simulated
+// cache misses of its measured phase (`--counts`: the deterministic tier).
+enum class CellMode { timing, simulate, profile, counts };
+std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts"
 // Throws std::invalid_argument naming the accepted modes.
 CellMode parse_cell_mode(std::string_view text);
+// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts".
+std::string_view mode_suffix(CellMode mode);
 
 // A profile run of an alloc-test cell (run/profile_run.hpp): the outer process fingerprints the
 // allocator, then runs the cell twice, as pass "sample" (latency histograms, counters, memory

@@ -348,6 +348,8 @@ const WorkloadEntry kXThreadEntry{
     .run = run_xthread_cell,
     .record_params = sized_record_params,
     .refusal = refuse_xthread,
+    .counts = true,
+    .counts_prefix = "iterations_per_thread",
     .companions = {"alloc-test"},
     .companion_reason = "xthread's blowup is its overhead over alloc-test's: the same stream with no remote frees",
 };
@@ -370,6 +372,7 @@ const WorkloadEntry kLarsonEntry{
     .run = run_larson_cell,
     .record_params = sized_record_params,
     .refusal = refuse_larson,
+    .counts = true,
 };
 
 }  // namespace allocstress

@@ -74,6 +74,7 @@ const WorkloadEntry kFittedEntry{
     .describe = describe,
     .run = run_fitted_cell,
     .input_defaults = input_defaults,
+    .counts = true,
 };
 
 }  // namespace allocstress

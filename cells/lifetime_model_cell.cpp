@@ -152,6 +152,7 @@ const WorkloadEntry kLifetimeEntry{
     .describe = describe,
     .run = run_lifetime_model_cell,
     .refusal = refusal,
+    .counts = true,
 };
 
 }  // namespace allocstress

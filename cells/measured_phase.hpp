@@ -13,6 +13,11 @@
 //   void run()            the timed work; the driver counts its cycles
 //   void inspect()        untimed, structures still live (verification, placement metrics)
 //   void release()        untimed: free everything the worker still holds
+//
+// Counts cells (cell.hpp, CellMode::counts) run this same phase under callgrind: run_cell then
+// switches counting on for the process, and the one worker runs on the calling thread with
+// callgrind collecting exactly its run(), so that the figures are the timed work's and nothing
+// else's (no barrier, no reading of the main thread).
 #pragma once
 
 #include <barrier>
@@ -23,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "platform/cache_simulation.hpp"
 #include "platform/process_memory.hpp"
 #include "platform/topology.hpp"
 #include "platform/tsc.hpp"
@@ -52,6 +58,10 @@ struct PhaseHooks {
   // simulator: no second thread whose scheduling could touch the simulated caches).
   bool inline_single_worker = false;
 };
+
+// Whether this process counts its measured phase under callgrind (set once by run_cell).
+void set_counting_measured_phase(bool on);
+bool counting_measured_phase();
 
 inline std::uint64_t steady_now_ns() {
   return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -103,9 +113,12 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     const bool ready = t.setup_error.empty();
     sync(1);  // ready
     sync(2);  // go
+    const bool counting = ready && counting_measured_phase();
+    if (counting) start_callgrind_collection();
     const std::uint64_t c0 = cycle_counter_begin();
     if (ready) worker->run();
     t.cycles = cycle_counter_end() - c0;
+    if (counting) stop_callgrind_collection();
     sync(3);  // done
     sync(4);  // peak read
     if (ready) {
@@ -117,7 +130,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     if (worker) keep(i, *worker);
   };
 
-  if (hooks.inline_single_worker && n == 1) {
+  if ((hooks.inline_single_worker || counting_measured_phase()) && n == 1) {
     worker_body(0, main_step);  // no other thread exists: the main thread takes its readings in turn
   } else {
     std::barrier sync(std::ptrdiff_t(n) + 1);

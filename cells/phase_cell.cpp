@@ -386,7 +386,7 @@ WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::
           .check = check<Shape>,
           .describe = describe_fn,
           .run = run_phase_cell,
-          .refusal = refuse<Shape>};
+          .refusal = refuse<Shape>};  // no counts: its measured phase samples RSS and pauses
 }
 
 }  // namespace

@@ -71,7 +71,10 @@ class ReplayWorker {
   }
   void run() {
     result.start_tsc = cycle_counter_begin();
-    result.outcome = run_replay_thread(*alloc_, thread_.ops, shared_, access_, AllocstatsSampler(thread_.samples, result.samples, rss_));
+    // A counts run counts the replay alone: no allocstats rows (reading /proc is no allocator work).
+    result.outcome = counting_measured_phase()
+                         ? run_replay_thread(*alloc_, thread_.ops, shared_, access_)
+                         : run_replay_thread(*alloc_, thread_.ops, shared_, access_, AllocstatsSampler(thread_.samples, result.samples, rss_));
   }
   void inspect() {}
   void release() { release_replay_blocks(*alloc_, shared_, thread_.live_at_end); }
@@ -269,6 +272,7 @@ const WorkloadEntry kReplayEntry{
     .prepare = prepare,
     .input_defaults = input_defaults,
     .runs_alone = "its thread count is the trace's",
+    .counts = true,
 };
 
 }  // namespace allocstress

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cells/measured_phase.hpp"
 #include "platform/cache_simulation.hpp"
 #include "platform/errors.hpp"
 #include "platform/syscall_trace.hpp"
@@ -45,6 +46,7 @@ nlohmann::json workload_registry_json() {
                    {"table", table},
                    {"simulates_caches", e->simulates_caches},
                    {"profiles", e->profiles},
+                   {"counts", e->counts},
                    {"runs_alone", !e->runs_alone.empty()},
                    {"companions", companions},
                    {"companion_reason", e->companion_reason},
@@ -105,6 +107,15 @@ void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpe
                        cell.workload);
     if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw UsageError(missing);
   }
+  if (cell.mode == CellMode::counts) {
+    if (!entry.counts)
+      throw UsageError("--counts applies to " + names_with(&WorkloadEntry::counts) + ", not to " + cell.workload +
+                       (entry.simulates_caches ? " (its deterministic figures come from --cache-sim)" : ""));
+    if (cell.threads > 1)
+      throw UsageError("--counts runs at 1 thread (callgrind serialises threads, so spin-waits would make counts depend on "
+                       "scheduling), got " + std::to_string(cell.threads) + " threads");
+    if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw UsageError(missing);
+  }
   if (cell.mode != CellMode::profile) return;
   if (!entry.profiles)
     throw UsageError("--profile applies to " + names_with(&WorkloadEntry::profiles) + ", not to " + cell.workload +
@@ -136,6 +147,7 @@ void check_cell(const Cell& cell, const AllocatorSpec& allocator) {
 }
 
 nlohmann::json run_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
+  set_counting_measured_phase(cell.mode == CellMode::counts && running_under_valgrind());
   return workload_entry(cell.workload).run(cell, allocator, topology, pus);
 }
 

@@ -76,6 +76,11 @@ struct WorkloadEntry {
   std::string_view runs_alone;     // non-empty: it cannot share a matrix with other workloads, because ...
   bool simulates_caches = false;   // `--cache-sim` runs it under callgrind's cache simulator
   bool profiles = false;           // `--profile` runs it as a profile run
+  bool counts = false;             // `--counts` counts its measured phase under callgrind at 1 thread
+  // A parameter that `--counts-iterations` may lower for the counts cell because the op stream
+  // with less of it is a prefix of the whole one ("iterations_per_thread"), or "": the counts
+  // cell runs the full parameters.
+  std::string_view counts_prefix;
   std::vector<std::string_view> companions;  // workloads the matrix runs beside it ...
   std::string_view companion_reason;         // ... because
 };
@@ -87,7 +92,7 @@ const WorkloadEntry* find_workload(std::string_view name);
 // The entry called `name`; throws std::invalid_argument "unknown workload 'x' (accepted: ...)".
 const WorkloadEntry& workload_entry(std::string_view name);
 // [{"name", "family", "summary", "void_baseline", "void_refusal", "table", "simulates_caches",
-//   "profiles", "runs_alone", "companions", "companion_reason", "options", "metrics"}] for the
+//   "profiles", "counts", "runs_alone", "companions", "companion_reason", "options", "metrics"}] for the
 // Python package and `allocstress workloads --json`.
 nlohmann::json workload_registry_json();
 // "alloc-test, bintree, ..." for messages and help.

@@ -28,8 +28,9 @@ struct RunCommand {
   CLI::App* cmd = nullptr;
   std::string allocator, manifest, cell_file;
   std::string threads;
-  bool verify_only = false, cache_sim = false, profile = false;
+  bool verify_only = false, cache_sim = false, profile = false, counts = false;
   std::uint64_t sample_every = 64;
+  std::uint64_t counts_iterations = kDefaultCountsIterations;
   WorkloadFlags workload;
   void add_to(CLI::App& app);
   int execute();
@@ -71,6 +72,8 @@ struct MatrixCommand {
   bool cache_sim = false;
   bool profile = false;
   std::uint64_t sample_every = 64;
+  bool counts = false, no_counts = false;
+  std::uint64_t counts_iterations = kDefaultCountsIterations;
   WorkloadFlags workload;
   // `app` holds the subcommand (the top level, or `slurm`).
   void add_to(CLI::App& app);

@@ -143,6 +143,7 @@ int FitCommand::run_evaluation(const EvaluationFiles& files) const {
     request.allocators = allocators;
     request.manifest = manifest;
     request.repetitions = reps;
+    request.counts = false;  // the evaluation compares timing and memory rankings
     std::cout << "\n" << workload << ": " << file << " -> " << results.string() << std::endl;
     const MatrixPlan plan = plan_matrix(request, services);
     const nlohmann::json context = machine_context(topology, "allocstress fit " + trace_path + " -o " + out + " --evaluate");

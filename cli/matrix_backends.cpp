@@ -87,7 +87,8 @@ int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, co
   std::cerr << "matrix: " << plan.workloads.size() << " workload(s) x " << plan.allocators.size() << " allocators x "
             << plan.thread_counts.size() << " thread counts x " << plan.repetitions << " repetitions"
             << (plan.skipped.empty() ? "" : " minus skipped pairs") << (plan.cache_sim ? " plus cache simulations" : "")
-            << (plan.profile ? " plus profile cells" : "") << " = " << plan.cells().size() << " cells";
+            << (plan.profile ? " plus profile cells" : "") << (plan.counts ? " plus the counts tier" : "") << " = " << plan.cells().size()
+            << " cells";
   for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
   for (const auto& sk : plan.skipped) std::cerr << "\n  skipped: " << sk.allocator << " x " << sk.workload << " (" << sk.reason << ")";
   std::cerr << "\n";

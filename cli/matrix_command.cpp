@@ -68,6 +68,17 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_flag("--cache-sim", cache_sim,
                 "Add one callgrind cache-simulation cell per structure workload x allocator x threads (slow, deterministic)")
       ->group("Profile and cache simulation");
+  const std::string counts_group = "Counts tier (deterministic)";
+  cmd->add_flag("--counts", counts,
+                "Add one callgrind counts cell per allocator at 1 thread: instructions, simulated misses and estimated cycles per "
+                "pair, net of void (the default of both presets where valgrind is installed)")
+      ->group(counts_group);
+  cmd->add_flag("--no-counts", no_counts, "No counts tier")->group(counts_group);
+  cmd->add_option("--counts-iterations", counts_iterations,
+                  "Counts cells run at most N iterations per thread (alloc-test, xthread: a prefix of the timing cells' op stream; "
+                  "default 1000000)")
+      ->check(kWholeNumber)
+      ->group(counts_group);
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
@@ -111,7 +122,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (!own_plan.empty()) {  // the plan comes from a file: no option may describe another one
     if (const std::string given = workload.first_given(); !given.empty()) throw UsageError(own_plan + given);
     for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout",
-                            "--cache-sim", "--profile", "--sample-every"})
+                            "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations"})
       if (cmd->count(opt) > 0) throw UsageError(own_plan + opt);
     if (resume && backend != "slurm" && cmd->count("--force") > 0) throw UsageError(own_plan + "--force");
     if (!plan_file.empty() && resume) throw UsageError(own_plan + "--resume");
@@ -151,6 +162,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   request.cache_sim = cache_sim;
   request.profile = profile;
   if (cmd->count("--sample-every") > 0) request.sample_every = sample_every;
+  if (counts && no_counts) throw UsageError("--counts and --no-counts contradict each other: pass one of them");
+  if (counts || no_counts) request.counts = counts;
+  if (cmd->count("--counts-iterations") > 0) request.counts_iterations = counts_iterations;
   if (plan_only) check_new_output_file(out, force);
 
   const Topology topology;

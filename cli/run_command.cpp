@@ -51,10 +51,14 @@ Cell cell_from_flags(const RunCommand& r) {
     }
     cell.threads = d.threads.value_or(entry.prepare != nullptr ? 0 : 1);  // 0: the prepared inputs say
   }
-  if (r.cache_sim && r.profile) throw UsageError("--profile and --cache-sim are separate runs: pass one of them");
+  if (int(r.cache_sim) + int(r.profile) + int(r.counts) > 1)
+    throw UsageError("--profile, --cache-sim and --counts are separate runs: pass one of them");
   if (!r.profile && r.cmd->count("--sample-every") > 0) throw UsageError("--sample-every applies to --profile runs only");
-  cell.mode = r.cache_sim ? CellMode::simulate : r.profile ? CellMode::profile : CellMode::timing;
+  if (!r.counts && r.cmd->count("--counts-iterations") > 0) throw UsageError("--counts-iterations applies to --counts runs only");
+  cell.mode = r.cache_sim ? CellMode::simulate : r.profile ? CellMode::profile : r.counts ? CellMode::counts : CellMode::timing;
   cell.profile.sample_every = r.sample_every;
+  if (r.counts && r.counts_iterations == 0) throw UsageError("--counts-iterations must be at least 1, got 0");
+  if (r.counts) cell.params = counts_params(entry, cell.params, r.counts_iterations);
   return cell;
 }
 
@@ -76,6 +80,13 @@ void RunCommand::add_to(CLI::App& app) {
                 "A profile run of alloc-test on a drop-in allocator (latency by class, memory syscalls, memory breakdown, counters)")
       ->group("Modes");
   cmd->add_option("--sample-every", sample_every, "--profile: time 1 in N operations (default 64)")->check(kWholeNumber)->group("Modes");
+  cmd->add_flag("--counts", counts,
+                "Count the measured phase's instructions and simulated cache misses under callgrind (1 thread; deterministic)")
+      ->group("Modes");
+  cmd->add_option("--counts-iterations", counts_iterations,
+                  "--counts: at most N iterations per thread (alloc-test, xthread: a prefix of the op stream; default 1000000)")
+      ->check(kWholeNumber)
+      ->group("Modes");
   workload.add_placement_to(*cmd);
   workload.add_deprecated_to(*cmd);
 }

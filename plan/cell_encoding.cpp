@@ -62,7 +62,7 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
   try {
     c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
-    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate or profile", "timing", false));
+    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile or counts", "timing", false));
   } catch (const std::invalid_argument& e) {
     throw UsageError(where + ": " + e.what());
   }
@@ -106,6 +106,13 @@ std::vector<std::string> cell_command(const std::string& executable, const Cell&
   if (c.placement.reserve_os_pu) argv.push_back("--reserve-os-pu");
   if (c.placement.oversubscribe) argv.push_back("--oversubscribe");
   if (c.mode == CellMode::simulate) argv.push_back("--cache-sim");
+  if (c.mode == CellMode::counts) {
+    argv.push_back("--counts");
+    // the params are already capped: a cap equal to them keeps them as they are
+    const std::string_view prefix = workload_entry(c.workload).counts_prefix;
+    if (!prefix.empty() && c.params.contains(std::string(prefix)))
+      argv.insert(argv.end(), {"--counts-iterations", c.params.at(std::string(prefix)).dump()});
+  }
   if (c.mode == CellMode::profile) argv.insert(argv.end(), {"--profile", "--sample-every", std::to_string(c.profile.sample_every)});
   if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
   return argv;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cells/workload_registry.hpp"
+#include "plan/workload_params.hpp"
 
 namespace allocstress {
 
@@ -22,10 +23,9 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   if (const auto it = plan.inputs.find(workload); it != plan.inputs.end()) c.inputs = it->second;
   c.mode = mode;
   c.profile.sample_every = plan.sample_every;
+  if (mode == CellMode::counts) c.params = counts_params(workload_entry(workload), c.params, plan.counts_iterations);
   const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) +
-                          (mode == CellMode::simulate  ? std::string("/cache-sim")
-                           : mode == CellMode::profile ? std::string("/profile")
-                                                       : "/rep:" + std::to_string(rep));
+                          (mode == CellMode::timing ? "/rep:" + std::to_string(rep) : std::string(mode_suffix(mode)));
   return {key, std::move(c), rep};
 }
 
@@ -51,6 +51,15 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
   for (unsigned rep = 0; rep < repetitions; ++rep)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
+    });
+  // The counts tier: one cell per allocator at 1 thread for the workloads that count, and the
+  // 1-thread cache simulation of those that simulate caches instead.
+  if (counts)
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      const WorkloadEntry& e = workload_entry(w);
+      if (t != 1 || skipped_pair(w, a.name) != nullptr) return;
+      if (e.counts) out.push_back(make_cell(*this, w, a, t, 0, CellMode::counts));
+      else if (e.simulates_caches && !cache_sim) out.push_back(make_cell(*this, w, a, t, 0, CellMode::simulate));
     });
   if (cache_sim)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
@@ -118,6 +127,8 @@ nlohmann::json MatrixPlan::to_json() const {
           {"cache_sim", cache_sim},
           {"profile", profile},
           {"sample_every", sample_every},
+          {"counts", counts},
+          {"counts_iterations", counts_iterations},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -146,6 +157,8 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.cache_sim = j.at("cache_sim").get<bool>();
     p.profile = j.at("profile").get<bool>();
     p.sample_every = j.at("sample_every").get<std::uint64_t>();
+    p.counts = j.value("counts", false);  // plans written before the counts tier have none
+    p.counts_iterations = j.value("counts_iterations", kDefaultCountsIterations);
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

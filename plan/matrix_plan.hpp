@@ -17,9 +17,13 @@
 
 namespace allocstress {
 
+// The default of `--counts-iterations`: 1e6 alloc-test iterations take about 3 s under callgrind
+// per allocator on a 2-core VM (bench/README.md), so the quick preset can afford the counts tier.
+inline constexpr std::uint64_t kDefaultCountsIterations = 1'000'000;
+
 struct MatrixCell {
-  // "<workload>/<allocator>/threads:<n>/rep:<r>", ".../cache-sim" for a simulated-cache cell or
-  // ".../profile" for a profile cell: unique within a plan.
+  // "<workload>/<allocator>/threads:<n>/rep:<r>", ".../cache-sim" for a simulated-cache cell,
+  // ".../profile" for a profile cell or ".../counts" for a counts cell: unique within a plan.
   std::string key;
   Cell cell;
   unsigned repetition = 0;
@@ -53,9 +57,14 @@ struct MatrixPlan {
   bool cache_sim = false;  // add one simulated-cache cell per workload that simulates caches x allocator x threads
   bool profile = false;    // add one profile cell per workload that profiles x drop-in allocator x threads
   std::uint64_t sample_every = 64;
+  // The counts tier: one counts cell per workload that counts x allocator at 1 thread (if the
+  // matrix has 1 thread), at most counts_iterations iterations (workload_params.hpp); workloads
+  // that simulate caches get their 1-thread simulated-cache cell instead.
+  bool counts = false;
+  std::uint64_t counts_iterations = kDefaultCountsIterations;
 
-  // The cells that run: repetition-major timing cells, then the simulated-cache cells, then the
-  // profile cells.
+  // The cells that run: repetition-major timing cells, then the counts tier, then the
+  // simulated-cache cells, then the profile cells.
   std::vector<MatrixCell> cells() const;
   // Timing cells of skipped pairs (recorded as "skipped" with the reason, never run).
   std::vector<MatrixCell> skipped_cells() const;

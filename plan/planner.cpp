@@ -9,6 +9,7 @@
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
 #include "plan/workload_params.hpp"
+#include "platform/cache_simulation.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -136,6 +137,36 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
   }
 }
 
+// The counts tier: asked for (--counts), refused (--no-counts) or the preset's default, which
+// gives way with a note where valgrind is missing or nothing would be counted.
+void plan_counts(MatrixPlan& plan, const PlanRequest& r, const Preset& preset, const PlanServices& s) {
+  if (r.counts_iterations && !r.counts.value_or(preset.counts))
+    throw UsageError("--counts-iterations applies to runs with the counts tier (drop --no-counts)");
+  if (r.counts_iterations && *r.counts_iterations == 0) throw UsageError("--counts-iterations must be at least 1, got 0");
+  plan.counts_iterations = r.counts_iterations.value_or(kDefaultCountsIterations);
+  const bool asked = r.counts.value_or(false);
+  plan.counts = r.counts.value_or(preset.counts);
+  if (!plan.counts) return;
+  const bool any_counts = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) {
+    return workload_entry(w).counts || workload_entry(w).simulates_caches;
+  });
+  const bool one_thread = std::find(plan.thread_counts.begin(), plan.thread_counts.end(), 1u) != plan.thread_counts.end();
+  std::string why_not;
+  if (!any_counts) {
+    std::vector<const WorkloadEntry*> counting;
+    for (const WorkloadEntry* e : workload_registry())
+      if (e->counts || e->simulates_caches) counting.push_back(e);
+    why_not = "--counts applies to " + workload_list_text(counting) + " (the data structures through their cache simulation), not to " +
+              plan.workloads.front();
+  }
+  else if (!one_thread) why_not = "--counts runs at 1 thread and this matrix has no 1-thread cells (add 1 to --threads)";
+  else why_not = cache_simulation_unavailable();
+  if (why_not.empty()) return;
+  if (asked) throw UsageError(why_not);
+  plan.counts = false;
+  s.note("note: no counts tier: " + why_not);
+}
+
 }  // namespace
 
 void prepare_plan_inputs(MatrixPlan& plan, const std::filesystem::path& folder) {
@@ -217,6 +248,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     if (!workload_entry(w).runs_alone.empty() && plan.thread_counts.front() > usable) plan.placement.oversubscribe = true;
   check_cells(plan, s.topology);
   plan_allocators(plan, r, s);
+  plan_counts(plan, r, preset, s);
   if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
   if (plan.allocators.size() < 2 && plan.allocators.front().name == "void") s.note("note: only the void baseline will run");
   return plan;

@@ -31,6 +31,8 @@ struct PlanRequest {
   bool reserve_os_pu = false, oversubscribe = false;
   bool cache_sim = false, profile = false;
   std::optional<std::uint64_t> sample_every;  // --profile only
+  std::optional<bool> counts;                 // --counts / --no-counts; else the preset's (if valgrind is there)
+  std::optional<std::uint64_t> counts_iterations;
 };
 
 struct PlanServices {

@@ -17,6 +17,7 @@ struct Preset {
   unsigned repetitions;
   bool reserve_os_pu;       // threads sweep 1..usable PUs, leaving one PU to the OS
   double cell_timeout_s;
+  bool counts;              // the counts tier runs unless --no-counts (where valgrind is installed)
 };
 
 // Throws std::invalid_argument naming the accepted presets.

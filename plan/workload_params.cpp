@@ -141,6 +141,13 @@ nlohmann::json workload_params(const WorkloadEntry& entry, const AllocTestParams
   return params;
 }
 
+nlohmann::json counts_params(const WorkloadEntry& entry, nlohmann::json params, std::uint64_t cap) {
+  if (entry.counts_prefix.empty()) return params;
+  const std::string key(entry.counts_prefix);
+  if (params.contains(key) && params.at(key).is_number_unsigned() && params.at(key).get<std::uint64_t>() > cap) params[key] = cap;
+  return params;
+}
+
 std::vector<std::string> option_arguments(const WorkloadEntry& entry, const nlohmann::json& params) {
   std::vector<std::string> out;
   for (const WorkloadOption* o : entry.options) {

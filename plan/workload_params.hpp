@@ -34,6 +34,12 @@ void check_option_scope(const std::vector<std::string>& workloads, const OptionV
 // thread count (entry.check does that).  Throws UsageError on a bad option value.
 nlohmann::json workload_params(const WorkloadEntry& entry, const AllocTestParams& preset, const OptionValues& given);
 
+// The parameters of `entry`'s counts cell (CellMode::counts): `params` with its counts_prefix
+// parameter (alloc-test's iterations) lowered to at most `cap`, so that the counts run a prefix of
+// the timing cells' op stream in bounded time under callgrind; unchanged for workloads without one.
+// pre: cap >= 1.
+nlohmann::json counts_params(const WorkloadEntry& entry, nlohmann::json params, std::uint64_t cap);
+
 // The options that give `params` back: {"--slots", "65536", "--hints", ...} (flags alone).
 std::vector<std::string> option_arguments(const WorkloadEntry& entry, const nlohmann::json& params);
 

@@ -1,13 +1,14 @@
 // callgrind command line and profile parsing (see cache_simulation.hpp).
 #include "platform/cache_simulation.hpp"
 
+#include <valgrind/callgrind.h>
 #include <valgrind/valgrind.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "platform/cache_geometry.hpp"
+#include "platform/callgrind_profile.hpp"
+#include "platform/instruction_counts.hpp"
 
 namespace allocstress {
 
@@ -35,6 +36,15 @@ std::string find_program(const std::string& name) {
 
 bool running_under_valgrind() { return RUNNING_ON_VALGRIND != 0; }
 
+void start_callgrind_collection() {
+  CALLGRIND_START_INSTRUMENTATION;
+  CALLGRIND_TOGGLE_COLLECT;
+}
+
+void stop_callgrind_collection() { CALLGRIND_TOGGLE_COLLECT; }
+
+std::vector<std::pair<std::string, std::string>> callgrind_environment() { return {{"HWLOC_COMPONENTS", "-x86"}}; }
+
 std::string cache_simulation_unavailable() {
   if (find_program("valgrind").empty())
     return "--cache-sim needs valgrind, which is not installed (scripts/setup-deps.sh installs it)";
@@ -54,42 +64,22 @@ std::vector<std::string> cache_simulation_command(const std::vector<std::string>
 }
 
 nlohmann::json simulated_cache_figures(const std::filesystem::path& profile) {
-  std::ifstream in(profile);
-  if (!in) throw std::runtime_error("callgrind profile " + profile.string() + " could not be read");
-  std::vector<std::string> events;
-  std::vector<std::uint64_t> totals;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string head;
-    words >> head;
-    if (head == "events:") {
-      events.clear();
-      for (std::string e; words >> e;) events.push_back(e);
-    } else if (head == "totals:" || (head == "summary:" && totals.empty())) {
-      totals.clear();
-      for (std::uint64_t v; words >> v;) totals.push_back(v);
-    }
-  }
-  // callgrind leaves out trailing zero counts on these lines.
-  if (events.empty() || totals.empty() || totals.size() > events.size())
-    throw std::runtime_error("callgrind profile " + profile.string() + " has no matching events/totals lines");
-  totals.resize(events.size(), 0);
+  const CallgrindProfile p = read_callgrind_profile(profile);
   nlohmann::json raw = nlohmann::json::object();
-  for (std::size_t i = 0; i < events.size(); ++i) raw[events[i]] = totals[i];
-  auto get = [&](const char* e) { return raw.value(e, std::uint64_t{0}); };
-  const std::uint64_t refs = get("Dr") + get("Dw"), d1 = get("D1mr") + get("D1mw"), ll = get("DLmr") + get("DLmw");
-  return {{"tool", "callgrind --cache-sim=yes (valgrind " + std::to_string(__VALGRIND_MAJOR__) + "." +
-                       std::to_string(__VALGRIND_MINOR__) + " headers)"},
+  for (std::size_t i = 0; i < p.events.size(); ++i) raw[p.events[i]] = p.totals[i];
+  const std::uint64_t refs = p.total("Dr") + p.total("Dw"), d1 = p.total("D1mr") + p.total("D1mw"), ll = p.total("DLmr") + p.total("DLmw");
+  return {{"tool", "callgrind --cache-sim=yes (" + (p.creator.empty() ? std::string("version unknown") : p.creator) + ")"},
           {"phase", "search"},
           {"address_randomisation", "off (setarch --addr-no-randomize)"},
           {"d1", geometry_json(l1_data_cache())},
           {"ll", geometry_json(last_level_cache())},
           {"events", raw},
+          {"instructions", p.total("Ir")},
           {"data_refs", refs},
           {"d1_misses", d1},
           {"ll_misses", ll},
-          {"d1_miss_rate", refs > 0 ? nlohmann::json(double(d1) / double(refs)) : nlohmann::json(nullptr)}};
+          {"d1_miss_rate", refs > 0 ? nlohmann::json(double(d1) / double(refs)) : nlohmann::json(nullptr)},
+          {"estimated_cycles", estimated_cycles(p)}};
 }
 
 }  // namespace allocstress

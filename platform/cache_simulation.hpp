@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace allocstress {
@@ -28,11 +29,22 @@ std::string cache_simulation_unavailable();
 std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile);
 
 // The "simulated_cache" block from callgrind's profile: the tool and geometry used, the raw
-// event totals, and data_refs / d1_misses / ll_misses / d1_miss_rate.  Throws std::runtime_error
+// event totals, instructions, data_refs / d1_misses / ll_misses / d1_miss_rate and the estimated
+// cycles (instruction_counts.hpp).  Throws std::runtime_error
 // naming the file when it has no events/totals lines.
 nlohmann::json simulated_cache_figures(const std::filesystem::path& profile);
 
 // True inside a process that valgrind runs.
 bool running_under_valgrind();
+
+// Around a measured phase under `--instr-atstart=no --collect-atstart=no`: switch callgrind's
+// instrumentation and event collection on, and collection off again.  No-ops outside valgrind.
+void start_callgrind_collection();
+void stop_callgrind_collection();
+
+// The environment every callgrind child gets besides the allocator's preload: hwloc's x86
+// backend reads CPUID leaves valgrind does not emulate, disables itself and says so on stderr,
+// so it is switched off (the Linux sysfs backend still gives the topology).
+std::vector<std::pair<std::string, std::string>> callgrind_environment();
 
 }  // namespace allocstress

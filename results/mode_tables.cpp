@@ -2,7 +2,10 @@
 // simulated-cache table (mode "simulate") and the profile table (mode "profile").
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <optional>
 
+#include "results/fit_evaluation.hpp"
 #include "results/table_parts.hpp"
 
 namespace allocstress::table_parts {
@@ -57,6 +60,58 @@ void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggr
   md << "\nDemand fetches = data reads + writes of the search loop as callgrind counts them; misses from its cache "
         "simulator with address randomisation off, after one uncollected warm-up search (identical on every run at one thread).  HW = perf_event_open hardware counters "
         "of the timing runs; n/a where the machine exposes no PMU (the reason is in each record).\n";
+}
+
+// The counts tier, one table per workload: every allocator's counts cell, cheapest estimated
+// cycles first, net of void; then how its order compares with the timing tier's at 1 thread.
+void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg) {
+  std::map<std::string, std::vector<const Json*>> by_workload;
+  std::vector<std::string> order;
+  for (const auto& e : benchmarks)
+    if (e.value("mode", "") == "counts" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok" && e.contains("counts")) {
+      const std::string w = e.at("workload").get<std::string>();
+      if (by_workload[w].empty()) order.push_back(w);
+      by_workload[w].push_back(&e);
+    }
+  for (const std::string& w : order) {
+    std::vector<const Json*> rows = by_workload[w];
+    auto net = [](const Json* e) { return e->at("counts").value("net_estimated_cycles_per_unit", Json()); };
+    std::stable_sort(rows.begin(), rows.end(), [&](const Json* a, const Json* b) {
+      const bool va = a->at("allocator") == "void", vb = b->at("allocator") == "void";
+      if (va != vb) return va;  // the baseline first
+      const Json x = net(a), y = net(b);
+      return x.is_number() && (!y.is_number() || x.get<double>() < y.get<double>());
+    });
+    const Json& c0 = rows.front()->at("counts");
+    md << "\n### Counts tier: " << w << " (deterministic; " << c0.at("provenance").get<std::string>() << ", 1 thread, "
+       << fixed(Json(c0.at("units").get<double>() * 2), 0) << " operations)\n\n"
+       << "| rank | allocator | est. cycles/pair (net) | instructions/pair (net) | in allocator calls/pair | D1 misses/pair (net) | LL misses/pair (net) |\n"
+       << "|---:|---|---:|---:|---:|---:|---:|\n";
+    std::vector<double> counted, timed;
+    unsigned rank = 0;
+    for (const Json* e : rows) {
+      const Json& c = e->at("counts");
+      const bool baseline = e->at("allocator") == "void";
+      md << "| " << (baseline ? std::string("-") : std::to_string(++rank)) << " | " << e->at("allocator").get<std::string>()
+         << (baseline ? " (baseline)" : "") << " | " << fixed(c.value("net_estimated_cycles_per_unit", Json()), 1) << " | "
+         << fixed(c.value("net_instructions_per_unit", Json()), 1) << " | "
+         << fixed(c.at("allocator_calls").value("instructions_per_unit", Json()), 1) << " | "
+         << fixed(c.value("net_d1_misses_per_unit", Json()), 3) << " | " << fixed(c.value("net_ll_misses_per_unit", Json()), 3) << " |\n";
+      const Json* med = agg.get(CellKey{w, e->at("allocator").get<std::string>(), 1u}, "median");
+      if (!baseline && net(e).is_number() && med != nullptr && med->value("net_cycles_per_pair", Json()).is_number()) {
+        counted.push_back(net(e).get<double>());
+        timed.push_back(med->at("net_cycles_per_pair").get<double>());
+      }
+    }
+    const std::optional<double> rho = spearman_rho(counted, timed);
+    md << "\nEstimated cycles = " << c0.at("estimated_cycles_formula").get<std::string>()
+       << ", from callgrind's simulated caches with this machine's L1d and last-level geometry; net = this allocator's count minus "
+          "void's for the same op stream. In allocator calls: instructions inside the workload's calls to the allocator (its library "
+          "and whatever it calls), no subtraction (n/a for in-tree backends, which are inlined). Identical on every run: rank by "
+          "these when the timing tier's intervals overlap. Rank agreement with the timing tier's median net cycles/pair at 1 thread: "
+       << (rho ? "Spearman rho " + fixed(Json(*rho), 2) + " over " + std::to_string(counted.size()) + " allocators" : std::string("n/a (fewer than 3 allocators in both)"))
+       << ".\n";
+  }
 }
 
 // One row per profile record: small-block latency percentiles, memory system calls, the memory

@@ -8,8 +8,7 @@ namespace allocstress {
 
 nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
   const Cell& c = cell.cell;
-  const std::string name = c.workload + "/" + a.name + "/threads:" + std::to_string(c.threads) +
-                           (c.mode == CellMode::simulate ? "/cache-sim" : c.mode == CellMode::profile ? "/profile" : "");
+  const std::string name = c.workload + "/" + a.name + "/threads:" + std::to_string(c.threads) + std::string(mode_suffix(c.mode));
   return {{"name", name},
           {"run_name", name},
           {"cell_key", cell.key},
@@ -57,6 +56,7 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
 
 nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells) {
   attach_net_costs(cells);
+  attach_net_counts(cells);
   attach_blowup(cells);
   for (const auto& w : op_stream_mismatches(cells)) context["warnings"].push_back(w);
   std::vector<nlohmann::json> aggregates = aggregate_entries(cells);

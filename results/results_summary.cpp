@@ -108,6 +108,27 @@ void attach_blowup(std::vector<Json>& records) {
   }
 }
 
+void attach_net_counts(std::vector<Json>& records) {
+  static const char* const kFigures[] = {"instructions_per_unit", "estimated_cycles_per_unit", "d1_misses_per_unit", "ll_misses_per_unit"};
+  auto is_ok_counts = [](const Json& r) { return is_ok(r) && r.value("mode", "") == "counts" && r.contains("counts"); };
+  std::map<std::pair<std::string, unsigned>, const Json*> baseline;  // (workload, threads) -> void's counts record
+  for (const auto& r : records)
+    if (is_ok_counts(r) && r.at("allocator") == kBaselineAllocator) baseline[{r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()}] = &r;
+  for (auto& r : records) {
+    if (!is_ok_counts(r)) continue;
+    const auto it = baseline.find({r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()});
+    const bool same_stream = it != baseline.end() && it->second->value("op_stream_hash", "") == r.value("op_stream_hash", "");
+    Json& counts = r["counts"];
+    for (const char* figure : kFigures) {
+      const Json& mine = counts.value(figure, Json());
+      const Json& theirs = same_stream ? it->second->at("counts").value(figure, Json()) : Json();
+      counts[std::string("net_") + figure] = mine.is_number() && theirs.is_number() ? Json(mine.get<double>() - theirs.get<double>()) : Json(nullptr);
+    }
+    if (it == baseline.end()) r["warnings"].push_back("no ok void counts record for this workload and thread count: net counts are n/a");
+    else if (!same_stream) r["warnings"].push_back("the void counts record ran another op stream: net counts are n/a");
+  }
+}
+
 void attach_net_costs(std::vector<Json>& records) {
   struct Baseline {
     double cycles_per_pair, ns_per_pair;

@@ -28,6 +28,13 @@ inline constexpr const char* kReferenceAllocator = "system";
 // baseline_cycles_per_pair to every ok record.
 void attach_net_costs(std::vector<nlohmann::json>& records);
 
+// Adds counts.net_instructions_per_unit, net_estimated_cycles_per_unit, net_d1_misses_per_unit
+// and net_ll_misses_per_unit to every ok counts record (mode "counts"): its figure minus the void
+// baseline's counts record of the same workload, threads and parameters (void: 0); null with a
+// warning when there is none.  The op streams are the same (op_stream_hash), so the difference is
+// what the allocator executed and the misses its placement caused, exactly.
+void attach_net_counts(std::vector<nlohmann::json>& records);
+
 // Adds profile.blowup to every ok profile record: its RSS growth per live byte at N threads
 // divided by the same allocator's at 1 thread (Berger's blowup: memory a multi-threaded run needs
 // beyond the single-threaded run for the same kind of live data); n/a without a 1-thread profile.

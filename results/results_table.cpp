@@ -74,6 +74,7 @@ std::string markdown_table(const Json& results) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";
     workload_table(md, w, agg, defined);
   }
+  counts_table(md, results.at("benchmarks"), agg);
   simulation_table(md, results.at("benchmarks"), agg);
   profile_table(md, results.at("benchmarks"));
 

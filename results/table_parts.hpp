@@ -34,5 +34,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
 // The Gleipnir-style simulated-cache table (mode "simulate" records), and the profile table.
 void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 void profile_table(std::ostringstream& md, const Json& benchmarks);
+// The counts tier (mode "counts" records), one table per workload, ranked by net estimated cycles.
+void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 
 }  // namespace allocstress::table_parts

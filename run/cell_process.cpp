@@ -10,13 +10,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <optional>
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"
 #include "plan/planner.hpp"
 #include "platform/cache_simulation.hpp"
+#include "platform/callgrind_profile.hpp"
+#include "platform/instruction_counts.hpp"
 #include "platform/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
@@ -29,6 +33,9 @@ namespace allocstress {
 namespace fs = std::filesystem;
 
 namespace {
+
+// run/virtual_clock.c, built next to the executable: the clock counts runs read.
+constexpr const char* kVirtualClockLibrary = "liballocstress_virtual_clock.so";
 
 std::string this_executable() {
   std::error_code ec;
@@ -68,13 +75,23 @@ void ensure_cell_environment(const Cell& cell, const AllocatorSpec& spec, bool v
   throw std::runtime_error(std::string("could not re-execute /proc/self/exe: ") + std::strerror(errno));
 }
 
-// Runs the cell under callgrind (with the allocator's preload) and prints its record with the
-// simulated figures.
-int run_cache_simulation(const Cell& cell, const AllocatorSpec& spec) {
+// Runs the cell under callgrind (with the allocator's preload), adds what `figures` reads from
+// the profile to its record and prints it: the simulated caches of a simulate cell, the counts of
+// a counts cell.
+int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::function<void(nlohmann::json&, const fs::path&)>& figures) {
+  EnvironmentChanges environment = preload_environment(spec);
+  for (const auto& [name, value] : callgrind_environment()) environment[name] = value;
+  if (cell.mode == CellMode::counts) {  // the virtual clock goes after the allocator: it defines no malloc
+    const fs::path clock = fs::path(this_executable()).parent_path() / kVirtualClockLibrary;
+    if (!fs::exists(clock))
+      throw UsageError("--counts needs " + clock.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
+    const std::optional<std::string>& preload = environment["LD_PRELOAD"];
+    environment["LD_PRELOAD"] = preload ? *preload + ":" + clock.string() : clock.string();
+  }
   const fs::path dir = make_temporary_folder("allocstress-callgrind-"), profile = dir / "callgrind.out", cell_file = dir / "cell.json";
   write_file_atomically(cell_file, json_text(cell_to_json(cell)) + "\n");
   const std::vector<std::string> command = cache_simulation_command({this_executable(), "run", "--cell", cell_file.string()}, profile);
-  const ChildOutcome outcome = run_child(command, preload_environment(spec), 0);
+  const ChildOutcome outcome = run_child(command, environment, 0);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) record = last_json_line(outcome.out);
   std::error_code ec;
@@ -85,15 +102,28 @@ int run_cache_simulation(const Cell& cell, const AllocatorSpec& spec) {
     return kExitCellFailed;
   }
   try {
-    record["simulated_cache"] = simulated_cache_figures(profile);
+    figures(record, profile);
   } catch (const std::runtime_error& e) {
     record["status"] = "failed";
     record["reason"] = e.what();
   }
   record["simulation_command"] = shell_command_line(command);
-  record["warnings"].push_back("timing fields of a simulate record were measured under valgrind and are not the machine's");
+  record["warnings"].push_back("timing fields of a " + std::string(to_string(cell.mode)) +
+                               " record were measured under valgrind and are not the machine's");
   fs::remove_all(dir, ec);
   return print_cell_record(record);
+}
+
+void add_simulated_cache(nlohmann::json& record, const fs::path& profile) { record["simulated_cache"] = simulated_cache_figures(profile); }
+
+// The counts block: per malloc/free pair of the record; the allocator's own instructions are those
+// of the calls out of this executable (drop-ins only: in-tree backends are inlined into it).
+void add_counts(nlohmann::json& record, const fs::path& profile, const AllocatorSpec& spec) {
+  const CallgrindProfile p = read_callgrind_profile(profile);
+  std::optional<OutsideCalls> rule;
+  if (spec.kind == AllocatorKind::drop_in) rule = OutsideCalls{.workload_object = this_executable()};
+  record["counts"] = instruction_count_figures(p, record.value("pairs", 0.0), "pair", rule,
+                                               "in-tree backend: its code is inlined into the workload's; see the net figures");
 }
 
 // The workload's inputs, prepared into `folder` by a forked child: its heap is its own, so
@@ -144,7 +174,9 @@ struct ScratchFolder {
 }  // namespace
 
 int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
-  if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_cache_simulation(cell, spec);
+  if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_under_callgrind(cell, spec, add_simulated_cache);
+  if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind())
+    return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) { add_counts(record, profile, spec); });
   if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);
   ensure_cell_environment(cell, spec, verify_only);
   if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {

@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 
 run_faulty() {  # MODE TIMEOUT
   ALLOCSTRESS_TEST_FAULT=$1 "$ALLOCSTRESS" matrix --out "$T/$1.json" --allocators void,system \
-    --add-allocator faulty="$FAULTY_MALLOC" --threads 1 --reps 2 --timeout "$2" "${TINY[@]}" 2>"$T/$1.log"
+    --add-allocator faulty="$FAULTY_MALLOC" --threads 1 --reps 2 --timeout "$2" --no-counts "${TINY[@]}" 2>"$T/$1.log"
 }
 
 for mode in abort segv hang; do

@@ -1,16 +1,34 @@
 # End to end: a tiny matrix over every installed allocator produces a schema-valid results file
-# in which every cell is ok, every allocator saw the same operation stream, and a Markdown table.
+# in which every cell is ok, every allocator saw the same operation stream, and a Markdown table;
+# the default counts tier adds one counts cell per allocator at 1 thread, net of void, ranked in
+# its own table.
 source "$(dirname "$0")/lib.sh"
 
 "$ALLOCSTRESS" matrix --out "$T/r.json" --threads 1-2 --reps 2 "${TINY[@]}" >"$T/out" 2>"$T/log" \
   || { fail "matrix exited $?: $(tail -3 "$T/log")"; finish; exit 1; }
-cells=$(cells_of "$T/r.json") || { fail "results file is not schema-valid"; finish; exit 1; }
+cells=$(/usr/bin/python3 "$VALIDATOR" "$SCHEMA" "$T/r.json" --with-workload) || { fail "results file is not schema-valid"; finish; exit 1; }
 pass
 found=$("$ALLOCSTRESS" list | tail -n +3 | awk '$3 == "found" {print $1}')
 for a in $found; do
-  [ "$(grep -c "^$a	[12]	ok	" <<<"$cells")" = 4 ] && pass || fail "$a: not 4 ok cells: $(grep "^$a	" <<<"$cells")"
+  [ "$(grep -c "^alloc-test	timing	$a	[12]	ok	" <<<"$cells")" = 4 ] && pass || fail "$a: not 4 ok timing cells: $(grep "	$a	" <<<"$cells")"
+  [ "$(grep -c "^alloc-test	counts	$a	1	ok	" <<<"$cells")" = 1 ] && pass || fail "$a: no ok counts cell: $(grep "	$a	" <<<"$cells")"
   grep -q "^| $a" "$T/r.md" && pass || fail "$a missing from the Markdown table"
 done
+/usr/bin/python3 - "$T/r.json" <<'PY' && pass || fail "counts records are not net of void, or the allocator's calls are not attributed"
+import json, sys
+counts = {e["allocator"]: e for e in json.load(open(sys.argv[1]))["benchmarks"] if e.get("mode") == "counts"}
+assert counts["void"]["counts"]["net_instructions_per_unit"] == 0
+for name, e in counts.items():
+    c = e["counts"]
+    assert c["provenance"].startswith("simulated (callgrind"), c["provenance"]
+    assert c["net_instructions_per_unit"] == c["instructions_per_unit"] - counts["void"]["counts"]["instructions_per_unit"]
+    calls = c["allocator_calls"]
+    if e["allocator_kind"] == "drop_in":
+        assert calls["instructions_per_unit"] > 10 and set(calls["instructions_by_function"]) >= {"malloc", "free"}, (name, calls)
+    else:
+        assert calls["instructions"] is None and calls["provenance"].startswith("n/a("), (name, calls)
+PY
+grep -q "^### Counts tier: alloc-test (deterministic" "$T/r.md" && pass || fail "no counts table in the Markdown summary"
 grep -q "different operation streams" "$T/r.json" && fail "allocators saw different operation streams" || pass
 grep -q "net cycles/pair" "$T/out" && pass || fail "table not printed"
 [ ! -e "$T/r.json.journal.jsonl" ] && pass || fail "journal left behind"

@@ -33,7 +33,7 @@ py "p['memory']['at_peak']['allocator']['api'] == 'jemalloc mallctl' and p['memo
   && pass || fail "jemalloc's mallctl figures missing"
 py "p['memory']['at_peak']['internal_fragmentation']['value'] >= 0 and p['fingerprint']['style'] == 'BiBOP'" <<<"$rec" && pass || fail "fragmentation or fingerprint missing"
 
-"$ALLOCSTRESS" matrix --out "$T/p.json" --allocators system,jemalloc --threads 1 --reps 2 "${SMALL[@]}" --profile >"$T/out" 2>"$T/log" \
+"$ALLOCSTRESS" matrix --out "$T/p.json" --allocators system,jemalloc --threads 1 --reps 2 --no-counts "${SMALL[@]}" --profile >"$T/out" 2>"$T/log" \
   || { fail "matrix --profile exited $?: $(tail -3 "$T/log")"; finish; exit 1; }
 cells=$(/usr/bin/python3 "$VALIDATOR" "$SCHEMA" "$T/p.json" --with-workload) || { fail "results not schema-valid"; finish; exit 1; }
 for a in system jemalloc; do
@@ -50,6 +50,6 @@ expect_error 2 "--profile applies to alloc-test, not to bintree" -- "$ALLOCSTRES
 expect_error 2 "'pool' is an in-tree backend" -- "$ALLOCSTRESS" run --allocator pool --profile
 expect_error 2 "--sample-every must be at least 1" -- "$ALLOCSTRESS" run --allocator jemalloc --profile --sample-every 0
 expect_error 2 "--sample-every applies to --profile runs only" -- "$ALLOCSTRESS" run --allocator jemalloc --sample-every 8
-expect_error 2 "--profile and --cache-sim are separate runs" -- "$ALLOCSTRESS" run --allocator jemalloc --profile --cache-sim
+expect_error 2 "--profile, --cache-sim and --counts are separate runs" -- "$ALLOCSTRESS" run --allocator jemalloc --profile --cache-sim
 expect_error 2 "--profile needs the alloc-test workload" -- "$ALLOCSTRESS" matrix --out "$T/q.json" --workload bintree --profile
 finish

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 # The 'slow' allocator hangs inside the workload (fault injection) so the interrupt always lands
 # in the middle of a cell, after void and system of repetition 1 have been recorded.
 ALLOCSTRESS_TEST_FAULT=hang "$ALLOCSTRESS" matrix --out "$T/r.json" --allocators void,system \
-  --add-allocator slow="$FAULTY_MALLOC" --threads 1 --reps 2 "${TINY[@]}" 2>"$T/first.log" &
+  --add-allocator slow="$FAULTY_MALLOC" --threads 1 --reps 2 --no-counts "${TINY[@]}" 2>"$T/first.log" &
 pid=$!
 for _ in $(seq 600); do
   [ "$(grep -c '"type":"cell"' "$T/r.json.journal.jsonl" 2>/dev/null)" = 2 ] && break

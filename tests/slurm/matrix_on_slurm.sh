@@ -12,7 +12,7 @@ t0=$(date +%s)
 slurm_start "$T/slurm" >/dev/null || exit 1
 echo "slurm up in ${SLURM_LOCALHOST_START_SECONDS:-?} s"
 
-R=(--allocators system,pool --threads 1 --reps 2 "${TINY[@]}")
+R=(--allocators system,pool --threads 1 --reps 2 --no-counts "${TINY[@]}")
 S=(--backend slurm --partition "$SLURM_LOCALHOST_PARTITION" --allow-local-results-dir)
 job_of() { /usr/bin/python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["job_id"])' "$1/submissions.jsonl"; }
 

@@ -85,6 +85,27 @@ TEST(ResultsSummary, OneInvalidOverheadMakesTheCellsOverheadInvalid) {
   }
 }
 
+// Counts records are net of void's counts record of the same workload and threads, on the same op stream.
+TEST(ResultsSummary, NetCountsSubtractVoidsCountsRecord) {
+  auto counts = [](const std::string& allocator, double instructions, const std::string& hash) {
+    Json r = rec(allocator, 1, 0, 0, hash);
+    r["mode"] = "counts";
+    r["counts"] = {{"instructions_per_unit", instructions}, {"estimated_cycles_per_unit", 2 * instructions},
+                   {"d1_misses_per_unit", 1.5}, {"ll_misses_per_unit", 0.25}};
+    return r;
+  };
+  std::vector<Json> r = {counts("void", 100, "0x1"), counts("jemalloc", 180, "0x1"), counts("system", 250, "0x2")};
+  r.push_back(rec("system", 1, 0, 150));  // a timing record: untouched
+  attach_net_counts(r);
+  EXPECT_DOUBLE_EQ(r[0]["counts"]["net_instructions_per_unit"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(r[1]["counts"]["net_instructions_per_unit"].get<double>(), 80);
+  EXPECT_DOUBLE_EQ(r[1]["counts"]["net_estimated_cycles_per_unit"].get<double>(), 160);
+  EXPECT_DOUBLE_EQ(r[1]["counts"]["net_ll_misses_per_unit"].get<double>(), 0);
+  EXPECT_TRUE(r[2]["counts"]["net_instructions_per_unit"].is_null());  // another op stream than void's
+  EXPECT_EQ(r[2]["warnings"].size(), 1u);
+  EXPECT_FALSE(r[3].contains("counts"));
+}
+
 TEST(ResultsSummary, DetectsAllocatorDependentOperationStreams) {
   std::vector<Json> same = {rec("void", 1, 0, 1, "0xa"), rec("system", 1, 0, 2, "0xa")};
   EXPECT_TRUE(op_stream_mismatches(same).empty());

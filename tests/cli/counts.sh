@@ -1,0 +1,59 @@
+# The counts tier: `run --counts` counts the measured phase under callgrind; three runs of the
+# same cell give identical figures for every kind of allocator (glibc, jemalloc and mimalloc, which
+# read the clock, the in-tree pool, void); the iterations are capped to a prefix of the op stream;
+# a plan's counts cell reproduces from its command line; bad input gets one line.
+source "$(dirname "$0")/lib.sh"
+C=(--slots 65536 --max-size-exp 12 --counts --counts-iterations 200000)
+figures() {  # the whole counts block and the op stream: everything that must not change between runs
+  /usr/bin/python3 -c "
+import json, sys
+r = json.loads(sys.stdin.read().strip().splitlines()[-1])
+assert r['status'] == 'ok' and r['mode'] == 'counts', r.get('reason')
+print(json.dumps([r['counts'], r['op_stream_hash'], r['params']['iterations_per_thread']], sort_keys=True))"
+}
+
+for a in system jemalloc mimalloc pool void; do
+  runs=()
+  for i in 1 2 3; do
+    runs+=("$("$ALLOCSTRESS" run --allocator "$a" "${C[@]}" 2>"$T/err" | figures)") || fail "$a: counts run $i failed: $(tail -1 "$T/err")"
+  done
+  [ -n "${runs[0]}" ] && [ "${runs[0]}" = "${runs[1]}" ] && [ "${runs[1]}" = "${runs[2]}" ] && pass \
+    || fail "$a: counts differ between runs: ${runs[0]:0:300} / ${runs[1]:0:300} / ${runs[2]:0:300}"
+done
+
+# 200000 of the 1e7 iterations the quick preset gives; the counts-iterations default caps at 1e6
+rec=$("$ALLOCSTRESS" run --allocator pool --slots 65536 --max-size-exp 12 --counts) || fail "counts with the default cap failed"
+got=$(/usr/bin/python3 -c "import json,sys; r=json.loads(sys.stdin.read()); print(r['params']['iterations_per_thread'], r['ops'], r['counts']['units'])" <<<"$rec")
+[ "$got" = "1000000 1000000 500000.0" ] && pass || fail "the default cap of 1e6 iterations was not applied: $got"
+
+# The plan's counts cell: its command line gives the same figures as the planned cell file.
+"$ALLOCSTRESS" matrix --plan-only -o "$T/plan.json" --allocators jemalloc --threads 1 --reps 1 --slots 65536 --max-size-exp 12 \
+  --counts-iterations 150000 >/dev/null 2>&1 || fail "--plan-only with the counts tier failed"
+/usr/bin/python3 - "$T/plan.json" "$T/cell.json" "$T/command" <<'PY' && pass || fail "the plan has no jemalloc counts cell with a capped --counts-iterations"
+import json, sys
+plan = json.load(open(sys.argv[1]))
+[cell] = [c for c in plan["cells"] if c["key"] == "alloc-test/jemalloc/threads:1/counts"]
+assert cell["mode"] == "counts" and cell["params"]["iterations_per_thread"] == 150000, cell
+i = cell["command"].index("--counts-iterations")
+assert cell["command"][i + 1] == "150000", cell["command"]
+json.dump({k: v for k, v in cell.items() if k not in ("command", "index", "key")}, open(sys.argv[2], "w"))
+open(sys.argv[3], "w").write("\n".join(cell["command"]))
+PY
+mapfile -t command <"$T/command"
+one=$("${command[@]}" 2>/dev/null | figures) && two=$("$ALLOCSTRESS" run --cell "$T/cell.json" 2>/dev/null | figures) \
+  && [ "$one" = "$two" ] && pass || fail "the counts cell's command and its cell file disagree"
+
+# Bad input: one line, exit 2.
+expect_error 2 "--counts runs at 1 thread" -- "$ALLOCSTRESS" run --allocator system --counts --threads 2
+expect_error 2 "its deterministic figures come from --cache-sim" -- "$ALLOCSTRESS" run --allocator system --counts --workload bintree
+expect_error 2 "--counts applies to" -- "$ALLOCSTRESS" run --allocator system --counts --workload phase-ramp
+expect_error 2 "--counts-iterations applies to --counts runs only" -- "$ALLOCSTRESS" run --allocator system --counts-iterations 5
+expect_error 2 "--counts-iterations must be at least 1, got 0" -- "$ALLOCSTRESS" run --allocator system --counts --counts-iterations 0
+expect_error 2 "--profile, --cache-sim and --counts are separate runs" -- "$ALLOCSTRESS" run --allocator system --counts --cache-sim
+expect_error 2 "this matrix has no 1-thread cells" -- "$ALLOCSTRESS" matrix --counts --threads 2 --out "$T/x.json"
+expect_error 2 "--counts and --no-counts contradict" -- "$ALLOCSTRESS" matrix --counts --no-counts --out "$T/x.json"
+expect_error 2 "--counts-iterations must be at least 1, got 0" -- "$ALLOCSTRESS" matrix --counts-iterations 0 --out "$T/x.json"
+expect_error 2 "--counts-iterations applies to runs with the counts tier" -- "$ALLOCSTRESS" matrix --no-counts --counts-iterations 5 --out "$T/x.json"
+expect_error 2 "--counts applies to" -- "$ALLOCSTRESS" matrix --counts --workload false-sharing-active --out "$T/x.json"
+[ ! -e "$T/x.json" ] && pass || fail "a refused matrix wrote its results file"
+finish

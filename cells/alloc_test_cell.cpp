@@ -7,6 +7,7 @@
 // operations, counts perf events and sums the usable size of its live blocks.
 #include "cells/workload_registry.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -24,6 +25,15 @@
 namespace allocstress {
 
 namespace {
+
+// The timed loop is read in this many equal segments (the first also holds most of the heap's
+// growth): the variance between them is the variance within one process (results/README.md).
+constexpr unsigned kSegments = 10;
+
+// One worker's segments: cycles and operations of each, live requested bytes at its end.
+struct WorkerSegments {
+  std::vector<std::uint64_t> cycles, ops, live_bytes;
+};
 
 // What the sample pass of a profile run needs in every worker (nullptr in timing runs).
 struct SamplePass {
@@ -45,6 +55,7 @@ class AllocTestWorker {
   std::string setup() {
     slots_.emplace(p_.slots_per_thread());
     alloc_.emplace(sizes_.max_size());
+    for (auto* v : {&segments.cycles, &segments.ops, &segments.live_bytes}) v->reserve(kSegments);  // nothing allocated while timed
     if (sample_ != nullptr) {
       observer = std::make_unique<LatencyObserver>(sample_->sample_every, sample_->timer.empty_bracket_ticks, std::size_t{4096});
       counters.emplace(profile_events());
@@ -53,7 +64,16 @@ class AllocTestWorker {
   }
   void run() {
     if (!observer) {
-      outcome = run_alloc_test_thread(*alloc_, slots_->span(), picker_, sizes_, rng_, p_.iterations_per_thread, p_.access);
+      std::uint64_t last = cycle_counter_begin(), last_ops = 0;
+      outcome = run_alloc_test_segments(*alloc_, slots_->span(), picker_, sizes_, rng_, p_.iterations_per_thread, p_.access, kSegments,
+                                        [&](unsigned, const AllocTestThreadOutcome& so_far) {
+                                          const std::uint64_t now = cycle_counter_end(), ops = so_far.mallocs + so_far.frees;
+                                          segments.cycles.push_back(now - last);
+                                          segments.ops.push_back(ops - last_ops);
+                                          segments.live_bytes.push_back(so_far.end_live_requested_bytes);
+                                          last = now;
+                                          last_ops = ops;
+                                        });
       return;
     }
     counters->start();
@@ -69,6 +89,7 @@ class AllocTestWorker {
   void release() { release_all_slots(*alloc_, slots_->span()); }
 
   AllocTestThreadOutcome outcome;
+  WorkerSegments segments;
   std::unique_ptr<LatencyObserver> observer;
   std::optional<ThreadCounters> counters;
   std::optional<std::uint64_t> usable_live_bytes;  // Σ usable size of the live blocks after the loop
@@ -89,6 +110,27 @@ struct WorkerProfile {
   nlohmann::json counters;
   std::optional<std::uint64_t> usable_live_bytes;
 };
+
+// The record's "segments" block: per segment, the cycles per pair summed over workers' operations
+// and the live requested bytes of all workers at its end (results/README.md).
+nlohmann::json segments_record(const std::vector<WorkerSegments>& workers) {
+  std::size_t count = workers.front().cycles.size();
+  for (const auto& w : workers) count = std::min(count, w.cycles.size());  // a worker that stopped early has fewer
+  nlohmann::json cycles_per_pair = nlohmann::json::array(), live = nlohmann::json::array();
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint64_t cycles = 0, ops = 0, bytes = 0;
+    for (const auto& w : workers) {
+      cycles += w.cycles[k];
+      ops += w.ops[k];
+      bytes += w.live_bytes[k];
+    }
+    cycles_per_pair.push_back(ops > 0 ? 2.0 * double(cycles) / double(ops) : 0.0);
+    live.push_back(bytes);
+  }
+  return {{"count", count}, {"cycles_per_pair", cycles_per_pair}, {"live_requested_bytes_at_end", live},
+          {"means", "the timed loop of every worker in equal consecutive parts: segment k's cycles summed over workers per two of its "
+                    "operations, and the live requested bytes of all workers when it ended"}};
+}
 
 nlohmann::json exact(std::uint64_t v) { return {{"value", v}, {"provenance", "exact"}}; }
 nlohmann::json not_available(const std::string& why) { return {{"value", nullptr}, {"provenance", "n/a(" + why + ")"}}; }
@@ -136,6 +178,7 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
   const AllocTestParams p = sized_params(cell.params, cell.threads);
   const ParetoSlotPicker picker(p.slots_per_thread());
   std::vector<AllocTestThreadOutcome> outcomes(pus.size());
+  std::vector<WorkerSegments> segments(pus.size());
   std::vector<WorkerProfile> profiles(pus.size());
   const bool sampling = cell.mode == CellMode::profile && cell.profile.pass == "sample";
   SamplePass sample;
@@ -155,6 +198,7 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
           topology, pus, hooks,
           [&](std::size_t i, AllocTestWorker<A, Sizes>& w) {
             outcomes[i] = w.outcome;
+            segments[i] = std::move(w.segments);
             if (w.observer) profiles[i] = {std::move(w.observer), w.counters->values_with_provenance(), w.usable_live_bytes};
           },
           p, picker, sizes, sampling ? &sample : nullptr);
@@ -162,6 +206,7 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
   });
 
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
+  if (!sampling) rec["segments"] = segments_record(segments);
   const std::string failure = rec.value("status", "") == "ok" ? "" : rec.value("reason", std::string("failed"));
   if (cell.mode == CellMode::profile) rec["profile"] = {{"pass", cell.profile.pass}};
   if (!sampling || !failure.empty()) return rec;

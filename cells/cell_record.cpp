@@ -5,6 +5,7 @@
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "allocators/void_allocator.hpp"
+#include "cells/interference.hpp"
 #include "cells/workload_registry.hpp"
 
 namespace allocstress {
@@ -133,6 +134,8 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
           {"involuntary_context_switches", m.usage.involuntary_context_switches},
           {"user_time_ns", m.usage.user_time_ns},
           {"system_time_ns", m.usage.system_time_ns},
+          {"interference", interference_record(m)},
+          {"hardware_counters", hardware_counters_record(m)},
           {"warnings", warnings}};
 }
 

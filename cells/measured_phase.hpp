@@ -20,6 +20,8 @@
 // else's (no barrier, no reading of the main thread).
 #pragma once
 
+#include <time.h>
+
 #include <barrier>
 #include <chrono>
 #include <functional>
@@ -29,6 +31,8 @@
 #include <vector>
 
 #include "platform/cache_simulation.hpp"
+#include "platform/cpu_steal.hpp"
+#include "platform/perf_counters.hpp"
 #include "platform/process_memory.hpp"
 #include "platform/topology.hpp"
 #include "platform/tsc.hpp"
@@ -39,6 +43,10 @@ struct WorkerTiming {
   std::uint64_t cycles = 0;
   std::string pin_error;
   std::string setup_error;  // non-empty: the worker idled
+  std::uint64_t run_ns = 0; // wall time of run() on this thread
+  std::uint64_t cpu_ns = 0; // this thread's CPU time over run() (CLOCK_THREAD_CPUTIME_ID: the scheduler's runtime, ns)
+  ResourceUsage usage;      // this thread's rusage over run() (its involuntary context switches: interference)
+  nlohmann::json counters;  // timing_events() over run(), with provenance; null when counting under callgrind
 };
 
 struct PhaseMeasurement {
@@ -48,6 +56,7 @@ struct PhaseMeasurement {
   std::uint64_t rss_before = 0, peak_rss = 0, rss_end = 0, rss_after_free = 0;
   std::string peak_reset_error;
   ResourceUsage usage;
+  std::optional<std::uint64_t> steal_ns;  // steal time of the workers' CPUs over the phase (cpu_steal.hpp)
 };
 
 // Optional calls on the main thread: right before "go" (after the readings), right after the
@@ -68,6 +77,12 @@ inline std::uint64_t steady_now_ns() {
                            std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
+inline std::uint64_t thread_cpu_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
+}
+
 // Worker thread i constructs Worker(i, args...) (see the file comment for the contract) after
 // pinning itself, and hands it to keep(i, worker) at the very end, before destroying it.
 template <class Worker, class Keep, class... Args>
@@ -78,12 +93,14 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   m.workers.resize(n);
   ResourceUsage usage0;
   std::uint64_t wall0 = 0, wall1 = 0, ticks0 = 0, ticks1 = 0;
+  std::optional<std::uint64_t> steal0;
   // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
   auto main_step = [&](int barrier) {
     if (barrier == 1) {
       m.rss_before = current_rss_bytes().value_or(0);
       m.peak_reset_error = reset_peak_rss();
       usage0 = process_resource_usage();
+      steal0 = cpu_steal_ns(pus);
       wall0 = steady_now_ns();
       if (hooks.at_go) hooks.at_go();
       ticks0 = cycle_counter_begin();
@@ -91,6 +108,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       ticks1 = cycle_counter_end();
       wall1 = steady_now_ns();
       m.usage = process_resource_usage() - usage0;
+      if (const auto steal1 = cpu_steal_ns(pus); steal0 && steal1) m.steal_ns = *steal1 - *steal0;
       m.peak_rss = peak_rss_bytes().value_or(0);
       m.rss_end = current_rss_bytes().value_or(0);
       if (hooks.at_done) hooks.at_done();
@@ -111,16 +129,26 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       t.setup_error = e.what();
     }
     const bool ready = t.setup_error.empty();
+    const bool counting = ready && counting_measured_phase();
+    std::optional<ThreadCounters> counters;  // opened untimed; nothing but run() between start and stop
+    if (ready && !counting) counters.emplace(timing_events());
     sync(1);  // ready
     sync(2);  // go
-    const bool counting = ready && counting_measured_phase();
+    const ResourceUsage thread_usage0 = thread_resource_usage();  // outside callgrind's collection: libc calls would count as the allocator's
     if (counting) start_callgrind_collection();
+    if (counters) counters->start();
+    const std::uint64_t wall_run0 = steady_now_ns(), cpu_run0 = thread_cpu_now_ns();
     const std::uint64_t c0 = cycle_counter_begin();
     if (ready) worker->run();
     t.cycles = cycle_counter_end() - c0;
+    t.cpu_ns = thread_cpu_now_ns() - cpu_run0;
+    t.run_ns = steady_now_ns() - wall_run0;
+    if (counters) counters->stop();
     if (counting) stop_callgrind_collection();
+    t.usage = thread_resource_usage() - thread_usage0;
     sync(3);  // done
     sync(4);  // peak read
+    if (counters) t.counters = counters->values_with_provenance();  // allocates: after the readings of the phase
     if (ready) {
       worker->inspect();
       worker->release();

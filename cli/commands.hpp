@@ -74,6 +74,8 @@ struct MatrixCommand {
   std::uint64_t sample_every = 64;
   bool counts = false, no_counts = false;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
+  double target_ci_pct = 0;
+  std::string time_budget;
   WorkloadFlags workload;
   // `app` holds the subcommand (the top level, or `slurm`).
   void add_to(CLI::App& app);

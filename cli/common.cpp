@@ -1,6 +1,8 @@
 // Shared pieces of the CLI commands (see common.hpp).
 #include "cli/common.hpp"
 
+#include <cmath>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +18,21 @@ const CLI::Validator kWholeNumber(
       return "'" + text + "' is not a whole number >= 0";
     },
     "WHOLE NUMBER");
+
+double parse_duration_seconds(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (used == 0 || scale < 0 || !(value >= 0) || !std::isfinite(value))
+    throw UsageError(option + " '" + text + "' is not a duration (accepted: seconds, or a number with s, m or h: 150, 90s, 2.5m, 1h)");
+  return value * scale;
+}
 
 void check_new_output_file(const std::filesystem::path& path, bool force) {
   if (path.extension() != ".json") throw UsageError("--out " + path.string() + " must end in .json");

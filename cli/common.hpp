@@ -14,6 +14,10 @@ namespace allocstress {
 // Accepts only unsigned decimal numbers (no sign, no exponent).
 extern const CLI::Validator kWholeNumber;
 
+// A duration: a number of seconds, or a number with the unit s, m or h ("150", "90s", "2.5m",
+// "1h").  Throws UsageError naming `option` and what is accepted.
+double parse_duration_seconds(const std::string& option, const std::string& text);
+
 // A file a command is about to write: it must end in .json, its folder must exist and be
 // writable, and it must not exist unless `force`.  Throws UsageError.
 void check_new_output_file(const std::filesystem::path& path, bool force);

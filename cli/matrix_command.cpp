@@ -39,7 +39,7 @@ void MatrixCommand::add_to(CLI::App& app) {
                 : app.add_subcommand("matrix", "Run allocators x workloads x threads x repetitions, one fresh process per cell");
   if (replay) cmd->add_option("trace", trace_argument, "The trace file (allocstress trace, or allocstress import)")->required();
   const std::string general = "General";
-  cmd->add_option("--preset", preset, "quick (default, ~45 s on a 2-core VM) or study (the 2018 study's sizes; minutes to hours)")->group(general);
+  cmd->add_option("--preset", preset, "quick (default: 1e6 iterations, 5 repetitions and more within 150 s, counts tier; under 3 min on a 2-core VM) or study (the 2018 study's sizes; minutes to hours)")->group(general);
   cmd->add_option("-o,--out", out,
                   "Results file ending in .json (default out/<workloads>-<preset>-<time>.json); the .md table and the report go "
                   "beside it.  With --plan-only: the plan file")
@@ -48,7 +48,14 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--add-allocator", added, "Add a drop-in allocator NAME=/path/lib.so to the catalogue (repeatable)")->group(general);
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)")->group(general);
   cmd->add_option("--threads", threads, "Thread counts: 1,2,4 or 1-4 (default 1..usable PUs)")->group(general);
-  cmd->add_option("--reps", reps, "Repetitions per cell (default 5)")->check(kWholeNumber)->group(general);
+  cmd->add_option("--reps", reps, "Repetitions per cell: exactly N (default: the preset's 5, then adaptive repetitions)")->check(kWholeNumber)->group(general);
+  cmd->add_option("--target-ci", target_ci_pct,
+                  "Adaptive repetitions: after the planned ones, run more (interleaved, void included) for every timing cell whose "
+                  "median's interval is wider than +-PCT% (quick: 5 unless --reps is given; 0 = off; local backend)")
+      ->group(general);
+  cmd->add_option("--time-budget", time_budget,
+                  "Adaptive repetitions stop when the whole matrix would take longer than this (150, 90s, 2.5m, 1h; quick: 150s)")
+      ->group(general);
   cmd->add_option("--timeout", timeout_s,
                   "Per-cell timeout in seconds: the wall time one cell process may take (default: quick 120, study 3600)")
       ->group(general);
@@ -122,7 +129,8 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (!own_plan.empty()) {  // the plan comes from a file: no option may describe another one
     if (const std::string given = workload.first_given(); !given.empty()) throw UsageError(own_plan + given);
     for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout",
-                            "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations"})
+                            "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations", "--target-ci",
+                            "--time-budget"})
       if (cmd->count(opt) > 0) throw UsageError(own_plan + opt);
     if (resume && backend != "slurm" && cmd->count("--force") > 0) throw UsageError(own_plan + "--force");
     if (!plan_file.empty() && resume) throw UsageError(own_plan + "--resume");
@@ -165,6 +173,12 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (counts && no_counts) throw UsageError("--counts and --no-counts contradict each other: pass one of them");
   if (counts || no_counts) request.counts = counts;
   if (cmd->count("--counts-iterations") > 0) request.counts_iterations = counts_iterations;
+  if (cmd->count("--target-ci") > 0) request.target_ci = target_ci_pct / 100;
+  if (cmd->count("--time-budget") > 0) request.time_budget_s = parse_duration_seconds("--time-budget", time_budget);
+  if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
+    if (request.target_ci || request.time_budget_s) throw UsageError("--target-ci and --time-budget apply to --backend local only");
+    request.target_ci = 0.0;
+  }
   if (plan_only) check_new_output_file(out, force);
 
   const Topology topology;

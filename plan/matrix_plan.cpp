@@ -73,6 +73,10 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
   return out;
 }
 
+MatrixCell MatrixPlan::timing_cell(const std::string& workload, const AllocatorSpec& allocator, unsigned threads, unsigned repetition) const {
+  return make_cell(*this, workload, allocator, threads, repetition, CellMode::timing);
+}
+
 std::vector<MatrixCell> MatrixPlan::skipped_cells() const {
   std::vector<MatrixCell> out;
   for (unsigned rep = 0; rep < repetitions; ++rep)
@@ -129,6 +133,8 @@ nlohmann::json MatrixPlan::to_json() const {
           {"sample_every", sample_every},
           {"counts", counts},
           {"counts_iterations", counts_iterations},
+          {"target_ci", target_ci},
+          {"time_budget_s", time_budget_s},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -159,6 +165,8 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.sample_every = j.at("sample_every").get<std::uint64_t>();
     p.counts = j.value("counts", false);  // plans written before the counts tier have none
     p.counts_iterations = j.value("counts_iterations", kDefaultCountsIterations);
+    p.target_ci = j.value("target_ci", 0.0);  // plans written before adaptive repetitions have none
+    p.time_budget_s = j.value("time_budget_s", 0.0);
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

@@ -62,10 +62,18 @@ struct MatrixPlan {
   // that simulate caches get their 1-thread simulated-cache cell instead.
   bool counts = false;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
+  // Adaptive repetitions (local backend, run/adaptive_repetitions.hpp): after the planned cells,
+  // more interleaved repetitions of the timing cells whose interval's half-width is still above
+  // target_ci (a fraction of the median; 0 = off) until time_budget_s of the whole run (0 = no
+  // budget; the rounds then stop at kMaxAdaptiveRepetitions).
+  double target_ci = 0;
+  double time_budget_s = 0;
 
   // The cells that run: repetition-major timing cells, then the counts tier, then the
   // simulated-cache cells, then the profile cells.
   std::vector<MatrixCell> cells() const;
+  // The timing cell of repetition `repetition` (which may lie beyond `repetitions`: adaptive rounds).
+  MatrixCell timing_cell(const std::string& workload, const AllocatorSpec& allocator, unsigned threads, unsigned repetition) const;
   // Timing cells of skipped pairs (recorded as "skipped" with the reason, never run).
   std::vector<MatrixCell> skipped_cells() const;
   const SkippedPair* skipped_pair(const std::string& workload, const std::string& allocator) const;

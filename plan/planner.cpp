@@ -240,6 +240,12 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = r.cell_timeout_s.value_or(preset.cell_timeout_s);
   if (!(plan.cell_timeout_s > 0 && plan.cell_timeout_s <= 1e6)) throw UsageError("--timeout must be a number of seconds in (0, 1000000]");
+  // --reps N asks for exactly N: the preset's adaptive rule applies only without it.
+  plan.target_ci = r.target_ci.value_or(r.repetitions ? 0.0 : preset.target_ci);
+  plan.time_budget_s = r.time_budget_s.value_or(r.repetitions ? 0.0 : preset.time_budget_s);
+  if (!(plan.target_ci >= 0 && plan.target_ci < 1)) throw UsageError("--target-ci must be a percentage in [0, 100) (0 = no adaptive repetitions)");
+  if (r.time_budget_s && plan.target_ci == 0) throw UsageError("--time-budget bounds adaptive repetitions: give --target-ci PCT too");
+  if (plan.target_ci == 0) plan.time_budget_s = 0;
 
   const unsigned usable = s.topology.usable_worker_count(plan.placement.policy, plan.placement.reserve_os_pu);
   plan.thread_counts = planned_threads(plan, r, usable);

@@ -33,6 +33,8 @@ struct PlanRequest {
   std::optional<std::uint64_t> sample_every;  // --profile only
   std::optional<bool> counts;                 // --counts / --no-counts; else the preset's (if valgrind is there)
   std::optional<std::uint64_t> counts_iterations;
+  std::optional<double> target_ci;      // --target-ci PCT / 100; else the preset's when --reps is not given
+  std::optional<double> time_budget_s;  // --time-budget; likewise
 };
 
 struct PlanServices {

@@ -20,9 +20,9 @@ AllocTestParams alloc_test_params(std::uint64_t slots_total, unsigned max_size_e
 }  // namespace
 
 Preset find_preset(const std::string& name) {
-  //                                  slots     E   iterations/thread        reps  reserve  timeout  counts
-  if (name == "quick") return {name, alloc_test_params(1u << 20, 16, 10'000'000), 5, false, 120.0, true};
-  if (name == "study") return {name, alloc_test_params(1u << 25, 16, 100'000'000), 5, true, 3600.0, true};
+  //                                  slots     E   iterations/thread        reps  reserve  timeout  counts  target  budget
+  if (name == "quick") return {name, alloc_test_params(1u << 20, 16, 1'000'000), 5, false, 120.0, true, 0.05, 150.0};
+  if (name == "study") return {name, alloc_test_params(1u << 25, 16, 100'000'000), 5, true, 3600.0, true, 0.0, 0.0};
   throw std::invalid_argument("unknown preset '" + name + "' (accepted: quick, study)");
 }
 

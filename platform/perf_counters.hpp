@@ -54,5 +54,8 @@ std::vector<CounterEvent> cache_miss_events();
 // Page faults, context switches, CPU migrations, task clock (software: always there) and
 // cycles, instructions, cache misses, dTLB read misses (hardware: n/a without a PMU).
 std::vector<CounterEvent> profile_events();
+// What every timing cell's workers count around their timed work: CPU migrations (software: the
+// interference check) and cycles, instructions, cache misses (hardware: n/a without a PMU).
+std::vector<CounterEvent> timing_events();
 
 }  // namespace allocstress

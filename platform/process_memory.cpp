@@ -62,9 +62,11 @@ std::uint64_t RssReader::read() const {
   return pages * page_bytes_;
 }
 
-ResourceUsage process_resource_usage() {
+namespace {
+
+ResourceUsage resource_usage(int who) {
   rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
+  getrusage(who, &ru);
   ResourceUsage u;
   u.minor_faults = std::uint64_t(ru.ru_minflt);
   u.major_faults = std::uint64_t(ru.ru_majflt);
@@ -74,6 +76,11 @@ ResourceUsage process_resource_usage() {
   u.system_time_ns = timeval_ns(ru.ru_stime);
   return u;
 }
+
+}  // namespace
+
+ResourceUsage process_resource_usage() { return resource_usage(RUSAGE_SELF); }
+ResourceUsage thread_resource_usage() { return resource_usage(RUSAGE_THREAD); }
 
 ResourceUsage operator-(const ResourceUsage& a, const ResourceUsage& b) {
   return {a.minor_faults - b.minor_faults,

@@ -43,6 +43,8 @@ struct ResourceUsage {
 
 // getrusage(RUSAGE_SELF): the whole process, all threads.
 ResourceUsage process_resource_usage();
+// getrusage(RUSAGE_THREAD): the calling thread only.
+ResourceUsage thread_resource_usage();
 ResourceUsage operator-(const ResourceUsage& after, const ResourceUsage& before);
 
 }  // namespace allocstress

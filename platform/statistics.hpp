@@ -1,4 +1,5 @@
-// Small pure statistics used to summarise repetitions: median, min, max, coefficient of variation.
+// Small pure statistics used to summarise repetitions: median, min, max, coefficient of variation,
+// a distribution-free interval of the median.
 #pragma once
 
 #include <algorithm>
@@ -32,6 +33,36 @@ inline Summary summarise(std::vector<double> values) {
     s.cv = mean != 0 ? sd / std::fabs(mean) : std::nan("");
   }
   return s;
+}
+
+struct MedianInterval {
+  double low = NAN, high = NAN;
+  double level = NAN;  // the interval's real coverage, not a nominal one
+};
+
+// A distribution-free interval for the median of what `values` sample: the order statistics
+// x(k) and x(n+1-k) with the largest k whose coverage 1 - 2 P(Bin(n, 1/2) < k) still reaches
+// `level`; when none does (n <= 5 at 95%), [min, max] with its own lower coverage 1 - 2^(1-n).
+// NaN for fewer than two values.  (The same rule as analysis/allocstress/statistics.py median_ci.)
+inline MedianInterval median_interval(std::vector<double> values, double level = 0.95) {
+  const std::size_t n = values.size();
+  if (n < 2) return {};
+  std::sort(values.begin(), values.end());
+  // cdf[j] = P(Bin(n, 1/2) <= j), from the pmf computed in logs (n can be large).
+  auto pmf = [n](std::size_t j) {
+    return std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(j) + 1) - std::lgamma(double(n - j) + 1) - double(n) * std::log(2.0));
+  };
+  std::size_t best_k = 1;
+  double below = pmf(0);  // P(Bin < best_k)
+  double best_cover = 1 - 2 * below;
+  for (std::size_t k = 2; k <= n / 2; ++k) {
+    below += pmf(k - 1);
+    const double cover = 1 - 2 * below;
+    if (cover < level) break;
+    best_k = k;
+    best_cover = cover;
+  }
+  return {values[best_k - 1], values[n - best_k], best_cover};
 }
 
 }  // namespace allocstress

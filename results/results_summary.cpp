@@ -9,6 +9,7 @@
 
 #include "cells/workload_registry.hpp"
 #include "platform/statistics.hpp"
+#include "results/variance_components.hpp"
 
 namespace allocstress {
 
@@ -34,6 +35,8 @@ const std::pair<const char*, const char*> kAggregatedMetrics[] = {
 
 bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
 bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
+// Whether something else ran on the workers' CPUs while the record was timed (cells/interference.hpp).
+bool is_disturbed(const Json& r) { return r.contains("interference") && r.at("interference").value("disturbed", false); }
 // Whether a record's workload is net of the void baseline (unknown workloads: no).
 bool has_void_baseline(const std::string& workload) {
   const WorkloadEntry* e = find_workload(workload);
@@ -84,6 +87,29 @@ Json summarised_workload_metrics(const std::vector<const Json*>& group, const st
   return out;
 }
 
+// The median's interval of `metric` over the group (its values per process: for a net metric each
+// is the allocator's process minus the void process of the same repetition, so the void
+// baseline's own spread is inside), or null when a record lacks it.
+Json median_interval_entry(const std::vector<const Json*>& group, const std::string& metric) {
+  std::vector<double> values;
+  for (const Json* r : group)
+    if (r->contains(metric) && r->at(metric).is_number()) values.push_back(r->at(metric).get<double>());
+  if (values.size() != group.size() || values.size() < 2) return nullptr;
+  const MedianInterval ci = median_interval(values);
+  const double median = summarise(values).median;
+  return {{"low", ci.low}, {"high", ci.high}, {"level", ci.level}, {"n", values.size()},
+          {"relative_half_width", median != 0 ? Json((ci.high - ci.low) / 2 / std::fabs(median)) : Json(nullptr)}};
+}
+
+// "faster" / "slower" than system when the two cells' intervals of the speed metric do not
+// overlap, "indistinguishable" when they do; null without both intervals.
+Json versus_system(const Json& mine, const Json& system) {
+  if (!mine.is_object() || !system.is_object()) return nullptr;
+  if (mine.at("high").get<double>() < system.at("low").get<double>()) return "faster";
+  if (mine.at("low").get<double>() > system.at("high").get<double>()) return "slower";
+  return "indistinguishable";
+}
+
 }  // namespace
 
 bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
@@ -132,11 +158,12 @@ void attach_net_counts(std::vector<Json>& records) {
 void attach_net_costs(std::vector<Json>& records) {
   struct Baseline {
     double cycles_per_pair, ns_per_pair;
+    bool disturbed;
   };
   std::map<CellRep, Baseline> baseline;
   for (const auto& r : records)
     if (is_ok_timing(r) && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
-      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>()};
+      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>(), is_disturbed(r)};
   for (auto& r : records) {
     if (!is_ok_timing(r) || !has_baseline(r)) continue;
     const auto it = baseline.find(workload_threads_rep(r));
@@ -146,6 +173,10 @@ void attach_net_costs(std::vector<Json>& records) {
       r["net_ns_per_pair"] = nullptr;
       r["warnings"].push_back("no ok void-baseline record for the same threads and repetition: net cost is n/a");
       continue;
+    }
+    if (it->second.disturbed && r.at("allocator") != kBaselineAllocator && r.contains("interference")) {  // the difference is disturbed too
+      r["interference"]["disturbed"] = true;
+      r["interference"]["disturbed_by"].push_back("the void baseline process of this repetition was disturbed");
     }
     r["baseline_cycles_per_pair"] = it->second.cycles_per_pair;
     r["net_cycles_per_pair"] = r.at("cycles_per_pair").get<double>() - it->second.cycles_per_pair;
@@ -157,13 +188,19 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
   std::vector<CellKey> order;
   std::map<CellKey, std::vector<const Json*>> groups;
+  std::map<CellKey, std::size_t> disturbed;
   for (const auto& r : records) {
     if (!is_ok_timing(r)) continue;
     const CellKey key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
+    if (is_disturbed(r)) {  // left out; the matrix runs the cell again within its budget
+      ++disturbed[key];
+      continue;
+    }
     if (groups[key].empty()) order.push_back(key);
     groups[key].push_back(&r);
   }
   std::map<std::pair<std::string, unsigned>, double> reference;  // median speed metric of `system` per (workload, threads)
+  std::map<std::pair<std::string, unsigned>, Json> reference_interval;
   std::vector<Json> out;
   std::map<CellKey, std::size_t> median_index;
   for (const auto& key : order) {
@@ -173,6 +210,7 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
     Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"}, {"mode", "timing"},
                  {"workload", workload}, {"allocator", allocator}, {"threads", threads},
                  {"repetitions", first.value("repetitions", group.size())}, {"repetitions_ok", group.size()},
+                 {"repetitions_disturbed", disturbed[key]},
                  {"status", "ok"}, {"time_unit", "ns"}};
     for (const char* stat : {"median", "min", "max", "cv"}) {
       Json e = base;
@@ -198,8 +236,16 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
         }
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
-        if (const std::string metric = speed_metric(workload); !metric.empty() && allocator == kReferenceAllocator && e[metric].is_number())
+        const std::string metric = speed_metric(workload);
+        Json intervals = Json::object();
+        for (const std::string& m : {metric, std::string(has_void_baseline(workload) ? "net_ns_per_pair" : "")})
+          if (!m.empty()) intervals[m] = median_interval_entry(group, m);
+        e["intervals"] = intervals;
+        if (const Json vc = variance_components(group); !vc.is_null()) e["variance_components"] = vc;
+        if (!metric.empty() && allocator == kReferenceAllocator && e[metric].is_number()) {
           reference[{workload, threads}] = e[metric].get<double>();
+          reference_interval[{workload, threads}] = intervals[metric];
+        }
       }
       out.push_back(std::move(e));
     }
@@ -212,6 +258,10 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
     const bool usable = !metric.empty() && ref != reference.end() && ref->second > 0 && e[metric].is_number() && e[metric].get<double>() > 0 &&
                         allocator != kBaselineAllocator;
     e["speed_vs_system"] = usable ? Json(ref->second / e[metric].get<double>()) : Json(nullptr);
+    const auto ref_interval = reference_interval.find({workload, threads});
+    e["vs_system"] = !metric.empty() && allocator != kBaselineAllocator && allocator != kReferenceAllocator && ref_interval != reference_interval.end()
+                         ? versus_system(e["intervals"].value(metric, Json()), ref_interval->second)
+                         : Json(nullptr);
   }
   return out;
 }

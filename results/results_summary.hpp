@@ -12,6 +12,16 @@
 //                         (alloc-test), or median search cycles/visit of `system` / of this
 //                         allocator (structure workloads): > 1 means faster than the system
 //                         allocator at the same workload and thread count.
+//   intervals (median entry) = per metric (the speed metric, and net ns/pair where net), a
+//                         distribution-free interval of the median over the processes with its
+//                         real level (platform/statistics.hpp median_interval); a net figure's
+//                         values are per-process differences, so the baseline's spread is inside.
+//   vs_system (median entry) = "faster", "slower" or "indistinguishable" (the two intervals of the
+//                         speed metric overlap: the ratio is not a ranking).
+//   variance_components (median entry of alloc-test) = within- and between-process variance
+//                         from the records' segments (variance_components.hpp).
+//   Disturbed records (interference.disturbed: another task ran on a worker's CPU) are left out
+//                         and counted in repetitions_disturbed.
 #pragma once
 
 #include <nlohmann/json.hpp>

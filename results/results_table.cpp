@@ -1,4 +1,4 @@
-// Renders the Markdown summary: one table per workload from the aggregate entries
+// Renders the Markdown summary: the verdict (verdict.cpp), one table per workload from the aggregate entries
 // (workload_tables.cpp), the simulated-cache and profile tables (mode_tables.cpp), then what was
 // not measured and the warnings.
 #include "results/results_table.hpp"
@@ -69,6 +69,7 @@ std::string markdown_table(const Json& results) {
       unmeasured[key].push_back(&e);
     }
   }
+  verdict(md, workloads, results.at("benchmarks"), agg);
   std::set<std::string> defined;  // column definitions given under an earlier table
   for (const auto& w : workloads) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";

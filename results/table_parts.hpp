@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "cells/metrics/metric.hpp"
+
 namespace allocstress::table_parts {
 
 using Json = nlohmann::json;
@@ -27,9 +29,18 @@ struct Aggregates {
 std::string fixed(const Json& v, int decimals);
 std::string mib(const Json& bytes, int decimals = 1);
 
+// "[low, high] (level%)" of the median entry's interval of metric m, or "n/a".
+std::string interval_text(const Json& median, const Metric& m);
+// The speed ratio against system, or "indistinguishable" where the intervals overlap.
+std::string versus_system_text(const Json& median);
+
 // One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.
 // Under it, the definitions of the columns not in `defined` yet (which it extends).
 void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined);
+
+// The verdict (verdict.cpp): per workload and thread count the timing ranking with intervals, then
+// the counts tier's ranking.
+void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, const Json& benchmarks, const Aggregates& agg);
 
 // The Gleipnir-style simulated-cache table (mode "simulate" records), and the profile table.
 void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);

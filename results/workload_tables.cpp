@@ -38,6 +38,17 @@ std::string companion_ratio(const CellKey& key, const std::string& companion, co
 
 }  // namespace
 
+std::string interval_text(const Json& median, const Metric& m) {
+  const Json& iv = median.value("intervals", Json::object()).value(std::string(m.name), Json());
+  if (!iv.is_object()) return "n/a";
+  return "[" + shown(iv.at("low"), m) + ", " + shown(iv.at("high"), m) + "] (" + fixed(Json(100 * iv.at("level").get<double>()), 1) + "%)";
+}
+
+std::string versus_system_text(const Json& median) {
+  if (median.value("vs_system", Json()) == "indistinguishable") return "indistinguishable";
+  return fixed(median.value("speed_vs_system", Json()), 2);
+}
+
 void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined) {
   const WorkloadEntry* entry = find_workload(workload);
   if (entry == nullptr) {
@@ -57,8 +68,8 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
     md << " " << m->label << " |";
     rule += "---:|";
     if (m == headline) {
-      md << " CV |" << (vs_system ? " vs system |" : "");
-      rule += vs_system ? "---:|---:|" : "---:|";
+      md << " CV | interval (level) |" << (vs_system ? " vs system |" : "");
+      rule += vs_system ? "---:|---:|---:|" : "---:|---:|";
     }
   }
   if (!companion.empty()) {
@@ -67,13 +78,17 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
   }
   md << "\n" << rule << "\n";
 
-  bool invalid_overhead = false;
+  bool invalid_overhead = false, any_disturbed = false;
+  const bool net_of_void = entry->void_baseline;
   for (const CellKey& key : agg.order) {
     if (std::get<0>(key) != workload) continue;
     const Json& med = *agg.get(key, "median");
     const Json* cv = agg.get(key, "cv");
     const bool baseline = entry->void_baseline && std::get<1>(key) == "void";
-    md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok") << " |";
+    const std::size_t disturbed = med.value("repetitions_disturbed", std::size_t{0});
+    md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok")
+       << (disturbed > 0 ? " (+" + std::to_string(disturbed) + " disturbed)" : std::string()) << " |";
+    any_disturbed = any_disturbed || disturbed > 0;
     for (const Metric* m : columns) {
       const bool net = std::string_view(m->name).starts_with("net_");
       if (baseline && m == headline) md << " 0 (by definition) |";
@@ -87,8 +102,8 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
       if (m != headline) continue;
       // void's spread is that of its raw cost (its net cost is 0)
       const Json& spread = cv == nullptr ? Json() : baseline ? cv->value("cycles_per_pair", Json()) : value_of(*cv, *m);
-      md << " " << fixed(spread, 3) << " |";
-      if (vs_system) md << " " << (baseline ? std::string("-") : fixed(med.value("speed_vs_system", Json()), 2)) << " |";
+      md << " " << fixed(spread, 3) << " | " << (baseline && net_of_void ? std::string("-") : interval_text(med, *m)) << " |";
+      if (vs_system) md << " " << (baseline ? std::string("-") : versus_system_text(med)) << " |";
     }
     if (!companion.empty()) md << " " << (baseline ? std::string("-") : companion_ratio(key, companion, med, agg)) << " |";
     md << "\n";
@@ -103,12 +118,22 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
   if (headline != nullptr) {
     md << " **CV**: coefficient of variation of " << headline->label << " over repetitions";
     md << (entry->void_baseline ? " (of raw cycles/pair for void)." : ".");
-    if (vs_system) md << " **vs system**: median " << headline->label << " of system / of this allocator: > 1 is cheaper than glibc.";
+    md << " **interval (level)**: a distribution-free interval of the median (order statistics) with its real coverage, which is "
+          "below 95% with 5 or fewer processes"
+       << (entry->void_baseline ? "; each value is one allocator process minus the void process of the same repetition, so void's own "
+                                  "spread is inside."
+                                : ".");
+    if (vs_system)
+      md << " **vs system**: median " << headline->label << " of system / of this allocator: > 1 is cheaper than glibc; "
+            "**indistinguishable** where the two intervals overlap (no ranking).";
   }
   if (repeated) md << " Columns defined under an earlier table mean the same here.";
   if (invalid_overhead)
     md << " **invalid (< 1)**: the RSS grew by less than the live bytes in some repetition (blocks not resident, e.g. "
           "`--access none`): no memory overhead, not ranked (the reason is in each record's overhead_ratio_invalid).";
+  if (any_disturbed)
+    md << " **disturbed**: processes during which another task held a worker's CPU (or the hypervisor stole it, or a pinned "
+          "worker migrated); left out of every figure here (each record's interference block says why).";
   if (!companion.empty())
     md << " **blowup vs " << companion << "**: this overhead ratio / " << companion << "'s at the same allocator and threads ("
        << entry->companion_reason << ").";

@@ -1,14 +1,18 @@
 // The local matrix backend: cell processes, journal appends, progress with ETA, final files.
 #include "run/local_backend.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <set>
 
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "plan/cell_encoding.hpp"
 #include "results/results_file.hpp"
 #include "results/results_output.hpp"
+#include "run/adaptive_repetitions.hpp"
 #include "platform/json_text.hpp"
 #include "platform/durable_files.hpp"
 
@@ -59,9 +63,11 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
 
 int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable,
                const nlohmann::json& context_additions) {
+  const double started_s = steady_seconds();
   const auto cells = plan.cells();
   const std::size_t total = cells.size();
-  std::size_t done = journal.records().size();
+  std::size_t done = 0;
+  for (const auto& cell : cells) done += journal.records().count(cell.key);
   if (done > 0) std::cerr << "resuming: " << done << " of " << total << " cells already recorded\n";
   install_interrupt_handlers();
   // Scratch space of the cells (callgrind and strace files), beside the results.
@@ -77,41 +83,67 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   for (const auto& cell : cells)
     if (!journal.records().count(cell.key)) ++kind_left[cell.cell.mode == CellMode::timing ? 0 : 1];
   std::size_t failed = 0;
-  for (const auto& cell : cells) {
-    if (journal.records().count(cell.key)) continue;
+  // Runs one cell, journals it and prints its progress line; nullopt when interrupted.
+  auto run_and_record = [&](const MatrixCell& cell, bool planned) -> std::optional<double> {
     ChildOutcome outcome;
     nlohmann::json record = run_one_cell(plan, cell, executable, temp_folder, outcome);
     if (outcome.end == ChildOutcome::End::interrupted) {
-      std::cerr << "\ninterrupted: " << done << " of " << total << " cells are recorded in " << journal_path_for(outputs.results_json).string()
+      std::cerr << "\ninterrupted: " << journal.records().size() << " cells are recorded in " << journal_path_for(outputs.results_json).string()
                 << "\ncontinue with: allocstress matrix --resume --out " << outputs.results_json.string() << "\n";
-      return 130;
+      return std::nullopt;
     }
     journal.append(cell.key, record);
-    ++done;
     ++ran;
     spent_s += outcome.elapsed_s;
     const int kind = cell.cell.mode == CellMode::timing ? 0 : 1;
     kind_spent_s[kind] += outcome.elapsed_s;
     ++kind_ran[kind];
-    --kind_left[kind];
     const bool ok = record.value("status", "") == "ok";
     failed += ok ? 0 : 1;
-    double eta = 0;
-    for (int k = 0; k < 2; ++k)  // a kind not seen yet is estimated at the other kind's mean
-      eta += (kind_ran[k] > 0 ? kind_spent_s[k] / double(kind_ran[k]) : spent_s / double(ran)) * double(kind_left[k]);
     char line[320];
-    const std::string rep = cell.cell.mode != CellMode::timing ? std::string(to_string(cell.cell.mode))
-                                                         : "rep " + std::to_string(cell.repetition + 1) + "/" + std::to_string(plan.repetitions);
-    std::snprintf(line, sizeof line, "[%3zu/%zu] %-9s threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  ETA %s", done, total,
-                  rep.c_str(), cell.cell.threads, cell.cell.workload.c_str(), cell.cell.allocator.c_str(),
-                  ok ? "ok" : "FAILED", outcome.elapsed_s, clock_text(spent_s).c_str(), clock_text(eta).c_str());
+    if (planned) {
+      ++done;
+      --kind_left[kind];
+      double eta = 0;
+      for (int k = 0; k < 2; ++k)  // a kind not seen yet is estimated at the other kind's mean
+        eta += (kind_ran[k] > 0 ? kind_spent_s[k] / double(kind_ran[k]) : spent_s / double(ran)) * double(kind_left[k]);
+      const std::string rep = cell.cell.mode != CellMode::timing ? std::string(to_string(cell.cell.mode))
+                                                                 : "rep " + std::to_string(cell.repetition + 1) + "/" + std::to_string(plan.repetitions);
+      std::snprintf(line, sizeof line, "[%3zu/%zu] %-9s threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  ETA %s", done, total, rep.c_str(),
+                    cell.cell.threads, cell.cell.workload.c_str(), cell.cell.allocator.c_str(), ok ? "ok" : "FAILED", outcome.elapsed_s,
+                    clock_text(spent_s).c_str(), clock_text(eta).c_str());
+    } else {  // adaptive: the budget, not a cell count, bounds what is left
+      std::snprintf(line, sizeof line, "[adaptive] rep %-5u threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  budget %s", cell.repetition + 1,
+                    cell.cell.threads, cell.cell.workload.c_str(), cell.cell.allocator.c_str(), ok ? "ok" : "FAILED", outcome.elapsed_s,
+                    clock_text(steady_seconds() - started_s).c_str(), plan.time_budget_s > 0 ? clock_text(plan.time_budget_s).c_str() : "none");
+    }
     std::cerr << line << (ok ? "" : "  (" + record.value("reason", std::string("?")) + ")") << "\n";
-  }
+    return outcome.elapsed_s;
+  };
+  for (const auto& cell : cells)
+    if (!journal.records().count(cell.key) && !run_and_record(cell, true)) return 130;
+  const double mean_timing_s = kind_ran[0] > 0 ? kind_spent_s[0] / double(kind_ran[0]) : 1.0;
+  const std::optional<nlohmann::json> adaptive =
+      run_adaptive_repetitions(plan, journal, started_s, mean_timing_s, [&](const MatrixCell& cell) { return run_and_record(cell, false); });
+  if (!adaptive) return 130;
 
+  // The planned cells in plan order, then the adaptive repetitions.
   std::vector<nlohmann::json> records;
-  for (const auto& cell : cells) records.push_back(journal.records().at(cell.key));
+  std::set<std::string> planned;
+  for (const auto& cell : cells) {
+    records.push_back(journal.records().at(cell.key));
+    planned.insert(cell.key);
+  }
+  std::vector<const nlohmann::json*> extra;
+  for (const auto& [key, record] : journal.records())
+    if (!planned.count(key)) extra.push_back(&record);
+  std::stable_sort(extra.begin(), extra.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return a->value("repetition_index", 0u) < b->value("repetition_index", 0u);
+  });
+  for (const nlohmann::json* r : extra) records.push_back(*r);
   nlohmann::json context = journal.header().at("context");
   context.update(context_additions);
+  if (!adaptive->is_null()) context["adaptive_repetitions"] = *adaptive;
   write_results(plan, std::move(context), std::move(records), outputs);
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);

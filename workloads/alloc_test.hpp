@@ -175,29 +175,50 @@ inline void free_counted(A& alloc, Observer& observer, AllocTestThreadOutcome& o
   out.op_stream_hash = hash_op(out.op_stream_hash, slot, false, size);
 }
 
+// `iterations` more iterations, continuing from the state in `out` and `live` (the slots hold the
+// blocks): a loop run in parts is the same op stream as the loop run in one go.  Returns false
+// when the allocator refused (the loop stops there).
 template <MemoryAccess kAccess, Allocator A, class Sizes, class Observer>
-AllocTestThreadOutcome run_loop(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
-                                const Sizes& sizes, WorkloadRng& rng,
-                                std::uint64_t iterations, Observer& observer) {
-  AllocTestThreadOutcome out;
-  std::uint64_t live = 0;
+bool run_loop(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker, const Sizes& sizes, WorkloadRng& rng,
+              std::uint64_t iterations, Observer& observer, AllocTestThreadOutcome& out, std::uint64_t& live) {
   for (std::uint64_t i = 0; i < iterations; ++i) {
     const std::size_t s = picker.pick(rng());
     Slot& slot = slots[s];
     if (slot.size == 0) {
       slot = malloc_counted<kAccess>(alloc, observer, sizes, rng, out, live, s);
       if (slot.size == 0) [[unlikely]]
-        break;
+        return false;
     } else {
       free_counted<kAccess>(alloc, observer, out, live, slot.block, slot.size, s);
       slot.size = 0;
     }
   }
   out.end_live_requested_bytes = live;
-  return out;
+  return true;
 }
 
 }  // namespace detail
+
+// The same loop as run_alloc_test_thread in `segments` consecutive parts of iterations / segments
+// each (the last also takes the remainder), calling segment_end(k, outcome so far) after part k
+// (k = 0 .. segments - 1): the timing tier reads the cycle counter there to see the variance
+// within one process.  The op stream is the one of a single call.  pre: segments >= 1.
+template <Allocator A, class Sizes, class SegmentEnd, class Observer = NoObserver>
+AllocTestThreadOutcome run_alloc_test_segments(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker, const Sizes& sizes,
+                                               WorkloadRng& rng, std::uint64_t iterations, MemoryAccess access, unsigned segments,
+                                               SegmentEnd&& segment_end, Observer&& observer = Observer{}) {
+  return with_memory_access(access, [&]<MemoryAccess kAccess>() {
+    AllocTestThreadOutcome out;
+    std::uint64_t live = 0;
+    for (unsigned k = 0; k < segments; ++k) {
+      const std::uint64_t n = iterations / segments + (k + 1 == segments ? iterations % segments : 0);
+      if (!detail::run_loop<kAccess>(alloc, slots, picker, sizes, rng, n, observer, out, live)) break;
+      segment_end(k, out);
+    }
+    out.end_live_requested_bytes = live;
+    return out;
+  });
+}
 
 // Runs `iterations` alloc-test iterations of one worker thread on `slots` (all empty on entry).
 // The caller times this call; nothing here allocates except through `alloc`.  `observer` sees
@@ -207,9 +228,8 @@ template <Allocator A, class Sizes, class Observer = NoObserver>
 AllocTestThreadOutcome run_alloc_test_thread(A& alloc, std::span<Slot> slots, const ParetoSlotPicker& picker,
                                              const Sizes& sizes, WorkloadRng& rng,
                                              std::uint64_t iterations, MemoryAccess access, Observer&& observer = Observer{}) {
-  return with_memory_access(access, [&]<MemoryAccess kAccess>() {
-    return detail::run_loop<kAccess>(alloc, slots, picker, sizes, rng, iterations, observer);
-  });
+  return run_alloc_test_segments(alloc, slots, picker, sizes, rng, iterations, access, 1, [](unsigned, const AllocTestThreadOutcome&) {},
+                                 observer);
 }
 
 // Frees every block still held in `slots` (teardown, outside the measured phase), whoever

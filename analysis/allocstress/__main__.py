@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         print(compare.report_text(runs, table, args.metric), end="")
         if csv:
             with csv:
-                table.to_csv(csv, index=False)
+                table.drop(columns=["values"]).to_csv(csv, index=False)
         return 0
     except (ResultsError, TraceFormatError) as e:
         sys.stderr.write(f"allocstress: error: {e}\n")

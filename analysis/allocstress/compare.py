@@ -2,8 +2,11 @@
 allocator, threads) present in both, the ratio B / A of the median headline cost -- the metric
 the catalogue marks headline for the workload: net cycles per pair for alloc-test, search cycles
 per node visited for the data-structure workloads, the write slowdown of the false-sharing kernels
--- or of a chosen metric, with a bootstrap CI and a Mann-Whitney test, then one geometric-mean
-summary line.  Only timing records are compared (simulated-cache records are not timings)."""
+-- or of a chosen metric, with a bootstrap CI and a Mann-Whitney test whose p-values are adjusted
+over all compared cells (Benjamini-Hochberg), then one geometric-mean summary line with its bootstrap interval.
+Only undisturbed timing records are compared (simulated-cache and counts records are not timings).
+Two runs of the same commit on the same machine (A/A) should call at most ALPHA of the cells
+significantly different: the adjustment bounds the chance of calling any."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import pandas as pd
 
 from . import catalogue
 from . import statistics as st
-from .loading import Runs
+from .loading import Runs, measured_timing
 from .structures import STRUCTURE_WORKLOADS  # noqa: F401 -- re-exported: the one definition is in structures.py
 
 CELL = ["workload", "allocator", "threads"]
@@ -42,8 +45,7 @@ def compare_runs(runs: Runs, metric: str | None = None) -> pd.DataFrame:
     ci_low, ci_high, p, significance.  metric None = each workload's headline cost.
     pre: runs holds exactly two files."""
     a_name, b_name = runs.run_names()
-    mode = runs.cells["mode"].fillna("timing")
-    ok = runs.cells[(runs.cells["status"] == "ok") & (mode == "timing")]
+    ok = measured_timing(runs.cells)
     a, b = ok[ok["run"] == a_name], ok[ok["run"] == b_name]
     rows = []
     for key, ga in a.groupby(CELL, sort=False):
@@ -60,10 +62,13 @@ def compare_runs(runs: Runs, metric: str | None = None) -> pd.DataFrame:
         rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "metric": name,
                      "reps_a": len(va), "reps_b": len(vb),
                      "median_a": float(pd.Series(va).median()), "median_b": float(pd.Series(vb).median()),
-                     "ratio": r["ratio"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": p,
-                     "significance": st.significance_mark(p, len(va), len(vb))})
-    return pd.DataFrame(rows, columns=CELL + ["metric", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
-                                              "p", "significance"])
+                     "ratio": r["ratio"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": p, "values": (va, vb)})
+    for row, adjusted in zip(rows, st.fdr_adjust([row["p"] for row in rows])):
+        row["p_adjusted"] = adjusted
+        row["significance"] = st.significance_mark(adjusted, row["reps_a"], row["reps_b"])
+    table = pd.DataFrame(rows, columns=CELL + ["metric", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
+                                               "p", "p_adjusted", "significance", "values"])
+    return table
 
 
 def differences(runs: Runs, table: pd.DataFrame, metric: str) -> list[str]:
@@ -90,25 +95,29 @@ def summary_line(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> 
     significant = int(table["significance"].isin(["*", "**"]).sum())
     if math.isnan(g):
         return f"geomean {b_name} / {a_name} of {metric}: n/a (no comparable cells)"
-    return (f"geomean {b_name} / {a_name} of {metric}: {g:.3f} over {len(table)} cells "
-            f"({significant} significant at p < {st.ALPHA}); < 1 means {b_name} is cheaper")
+    low, high = st.geomean_ratio_interval(list(table["values"])) if "values" in table else (math.nan, math.nan)
+    interval = "" if math.isnan(low) else f" [{low:.3f}, {high:.3f}] ({st.CONFIDENCE:.0%} bootstrap)"
+    verdict = ("the interval holds 1: no overall difference" if not math.isnan(low) and low <= 1 <= high
+               else f"< 1 means {b_name} is cheaper")
+    return (f"geomean {b_name} / {a_name} of {metric}: {g:.3f}{interval} over {len(table)} cells "
+            f"({significant} of {len(table)} significant at p < {st.ALPHA} after the Benjamini-Hochberg adjustment); {verdict}")
 
 
 def to_markdown(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> str:
     mixed = "metric" in table and table["metric"].nunique() > 1
     if mixed:
-        head = "| workload | allocator | threads | metric | reps A/B | A | B | B / A [95% CI] | p |\n"
-        head += "|---|---|---:|---|---:|---:|---:|---|---:|\n"
+        head = "| workload | allocator | threads | metric | reps A/B | A | B | B / A [95% CI] | p | p adjusted |\n"
+        head += "|---|---|---:|---|---:|---:|---:|---|---:|---:|\n"
     else:
-        head = f"| workload | allocator | threads | reps A/B | {metric} A | {metric} B | B / A [95% CI] | p |\n"
-        head += "|---|---|---:|---:|---:|---:|---|---:|\n"
+        head = f"| workload | allocator | threads | reps A/B | {metric} A | {metric} B | B / A [95% CI] | p | p adjusted |\n"
+        head += "|---|---|---:|---:|---:|---:|---|---:|---:|\n"
     body = ""
     for r in table.itertuples():
         ci = "" if math.isnan(r.ci_low) else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]"
         ratio = "n/a" if math.isnan(r.ratio) else f"{r.ratio:.3f}{ci}"
         mark = {"n/a": " (test n/a)"}.get(r.significance, " " + r.significance if r.significance else "")
         body += (f"| {r.workload} | {r.allocator} | {r.threads} | " + (f"{r.metric} | " if mixed else "") + f"{r.reps_a}/{r.reps_b} | {r.median_a:.4g} | "
-                 f"{r.median_b:.4g} | {ratio}{mark} | {r.p:.3g} |\n")
+                 f"{r.median_b:.4g} | {ratio}{mark} | {r.p:.3g} | {r.p_adjusted:.3g} |\n")
     return f"A = {a_name}, B = {b_name}\n\n" + head + body + "\n" + summary_line(table, a_name, b_name, metric) + "\n"
 
 

@@ -85,4 +85,19 @@ def load(paths: list[str]) -> Runs:
     for column in CELL_COLUMNS:
         if column not in cells:
             cells[column] = None
+    cells = cells.copy()  # one block: the columns added above fragment the frame
+    disturbed = cells["interference.disturbed"] if "interference.disturbed" in cells else pd.Series(False, index=cells.index)
+    cells["disturbed"] = disturbed.fillna(False).astype(bool)
     return Runs(list(map(os.fspath, paths)), documents, cells)
+
+
+def is_disturbed(entry: dict) -> bool:
+    """Whether another task ran on a worker's CPU while the record was timed (cells/interference.hpp):
+    such records are left out of every figure, as the C++ aggregates leave them out."""
+    return bool((entry.get("interference") or {}).get("disturbed"))
+
+
+def measured_timing(cells: pd.DataFrame) -> pd.DataFrame:
+    """The ok, undisturbed timing rows of a `cells` frame (files without modes are timing)."""
+    mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
+    return cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["disturbed"]]

@@ -12,7 +12,10 @@ interval (both groups resampled; approximate, and below its nominal level with f
 and a two-sided Mann-Whitney U test, computed exactly over all rank permutations (mid-ranks for
 ties) for up to 20 values in all, by scipy's normal approximation above that.  With n1 and n2
 repetitions and no ties the smallest reachable p-value is 2 / C(n1+n2, n1): 3 vs 3 can never
-reach 5%, and `significance_mark` then says n/a.
+reach 5%, and `significance_mark` then says n/a.  Comparing many cells at once (`compare`), the
+p-values are adjusted by the Benjamini-Hochberg method, so that an A/A comparison calls any cell
+significant with probability at most ALPHA; the geometric mean of the cells' ratios gets a
+percentile-bootstrap interval (every cell's repetitions resampled).
 """
 
 from __future__ import annotations
@@ -153,3 +156,47 @@ def geometric_mean(values) -> float:
     if a.size == 0 or np.any(a <= 0):
         return math.nan
     return float(np.exp(np.log(a).mean()))
+
+
+def fdr_adjust(pvalues) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (step-up; NaN stays NaN and is not counted).  Calling
+    the cells whose adjusted p is below ALPHA keeps the expected share of false calls among them at
+    ALPHA; when no cell differs (an A/A comparison) the chance of calling any is at most ALPHA."""
+    p = [math.nan if v is None else float(v) for v in pvalues]
+    finite = sorted((v, i) for i, v in enumerate(p) if not math.isnan(v))
+    m = len(finite)
+    out = [math.nan] * len(p)
+    running = 1.0
+    for rank in range(m, 0, -1):  # from the largest p down
+        v, i = finite[rank - 1]
+        running = min(running, m / rank * v)
+        out[i] = running
+    return out
+
+
+def geomean_ratio_interval(pairs, level: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES,
+                           seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile-bootstrap interval of the geometric mean over cells of median(b) / median(a), with
+    every cell's a and b values resampled; `pairs` is a list of (a values, b values).  A resample in
+    which some cell's median is <= 0 leaves that cell out of that resample's mean.  (NaN, NaN) with
+    no cell of at least 2 values on each side."""
+    rng = np.random.default_rng(seed)
+    logs = []
+    for a, b in pairs:
+        a, b = clean(a), clean(b)
+        if a.size < 2 or b.size < 2:
+            continue
+        ma = np.median(rng.choice(a, size=(resamples, a.size)), axis=1)
+        mb = np.median(rng.choice(b, size=(resamples, b.size)), axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs.append(np.where((ma > 0) & (mb > 0), np.log(mb / ma), np.nan))
+    if not logs:
+        return (math.nan, math.nan)
+    with np.errstate(all="ignore"):
+        means = np.nanmean(np.vstack(logs), axis=0)
+    means = means[np.isfinite(means)]
+    if means.size == 0:
+        return (math.nan, math.nan)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return (float(np.exp(low)), float(np.exp(high)))

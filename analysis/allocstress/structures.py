@@ -78,7 +78,7 @@ def structure_table(runs: Runs) -> pd.DataFrame:
     names = [c[0] for c in STRUCTURE_COLUMNS]
     cells = runs.cells
     ok = _timing(cells)
-    ok = ok[ok["status"] == "ok"]
+    ok = ok[(ok["status"] == "ok") & ~ok["disturbed"]]
     rows = []
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = st.clean(group[group["allocator"] == REFERENCE]["search_cycles_per_visit"].to_numpy())

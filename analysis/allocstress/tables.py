@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import catalogue
 from . import statistics as st
-from .loading import Runs
+from .loading import Runs, measured_timing
 
 REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
@@ -92,8 +92,8 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     if cells.empty or "status" not in cells:
         return pd.DataFrame(columns=COLUMN_NAMES)
     # alloc-test-like rows only: timing records of workloads with a void baseline
-    mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
-    ok = cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["workload"].isin(WITHOUT_NET_COST)]
+    ok = measured_timing(cells)
+    ok = ok[~ok["workload"].isin(WITHOUT_NET_COST)]
     rows = []
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]

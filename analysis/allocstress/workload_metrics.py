@@ -28,7 +28,7 @@ import pandas as pd
 
 from . import catalogue
 from . import statistics as st
-from .loading import ResultsError, Runs
+from .loading import ResultsError, Runs, is_disturbed
 from .structures import to_markdown as _markdown_table
 from .tables import BASELINE, FALSE_SHARING_WORKLOADS, _median, _num, _with_ci, overhead_ratios
 
@@ -124,7 +124,7 @@ def _timing_records(runs: Runs, workload: str):
     for run, path, doc in zip(runs.run_names(), runs.paths, runs.documents):
         for i, e in enumerate(doc["benchmarks"]):
             if (e.get("run_type") == "iteration" and e.get("workload") == workload and e.get("status") == "ok"
-                    and (e.get("mode") or "timing") == "timing"):
+                    and (e.get("mode") or "timing") == "timing" and not is_disturbed(e)):
                 yield run, f"{path}: benchmarks[{i}]", e
 
 

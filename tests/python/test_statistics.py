@@ -74,3 +74,18 @@ def test_geometric_mean():
     assert st.geometric_mean([2, 8, float("nan"), None]) == pytest.approx(4)  # missing values are skipped
     assert math.isnan(st.geometric_mean([0.5, -1, 2]))  # undefined, never silently dropped
     assert math.isnan(st.geometric_mean([]))
+
+
+def test_fdr_adjust_matches_benjamini_hochberg_by_hand():
+    # sorted p 0.01, 0.02, 0.03, 0.5 with m = 4: 0.04, 0.04, 0.04, 0.5 (step-up keeps them monotone)
+    assert st.fdr_adjust([0.03, 0.5, 0.01, 0.02]) == pytest.approx([0.04, 0.5, 0.04, 0.04])
+    out = st.fdr_adjust([0.2, None, float("nan")])
+    assert out[0] == pytest.approx(0.2) and math.isnan(out[1]) and math.isnan(out[2])
+
+
+def test_geomean_interval_holds_a_known_factor_and_is_nan_without_data():
+    rng = np.random.default_rng(7)
+    pairs = [(a, 1.5 * a) for a in (rng.normal(100, 5, 20) for _ in range(4))]
+    low, high = st.geomean_ratio_interval(pairs)
+    assert low <= 1.5 <= high and high - low < 0.2
+    assert all(math.isnan(x) for x in st.geomean_ratio_interval([([1.0], [2.0])]))

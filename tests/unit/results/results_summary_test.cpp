@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace allocstress {
 namespace {
 
@@ -112,6 +114,69 @@ TEST(ResultsSummary, DetectsAllocatorDependentOperationStreams) {
   std::vector<Json> differ = {rec("void", 1, 0, 1, "0xa"), rec("system", 1, 0, 2, "0xb")};
   ASSERT_EQ(op_stream_mismatches(differ).size(), 1u);
   EXPECT_NE(op_stream_mismatches(differ)[0].find("system=0xb"), std::string::npos);
+}
+
+TEST(ResultsSummary, IntervalsSayIndistinguishableWhereTheyOverlap) {
+  std::vector<Json> r;
+  for (unsigned i = 0; i < 6; ++i) {
+    r.push_back(rec("void", 1, i, 100));
+    r.push_back(rec("system", 1, i, 150 + i));     // net 50..55
+    r.push_back(rec("jemalloc", 1, i, 120 + i));   // net 20..25: apart from system
+    r.push_back(rec("mimalloc", 1, i, 146 + 2 * i));  // net 46..56: overlaps system
+  }
+  attach_net_costs(r);
+  std::map<std::string, Json> median;
+  for (const auto& e : aggregate_entries(r))
+    if (e["aggregate_name"] == "median") median[e["allocator"].get<std::string>()] = e;
+  const Json& iv = median["jemalloc"]["intervals"]["net_cycles_per_pair"];
+  EXPECT_EQ(iv["low"], 20);  // n = 6: [min, max] at 1 - 2^-5
+  EXPECT_EQ(iv["high"], 25);
+  EXPECT_NEAR(iv["level"].get<double>(), 1 - 1.0 / 32, 1e-12);
+  EXPECT_EQ(median["jemalloc"]["vs_system"], "faster");
+  EXPECT_EQ(median["mimalloc"]["vs_system"], "indistinguishable");
+  EXPECT_TRUE(median["system"]["vs_system"].is_null());
+  EXPECT_TRUE(median["jemalloc"]["intervals"].contains("net_ns_per_pair"));
+}
+
+TEST(ResultsSummary, DisturbedRecordsAreLeftOutAndSoAreTheirPairs) {
+  auto calm = [](Json r, bool disturbed = false) {
+    r["interference"] = {{"disturbed", disturbed}, {"disturbed_by", Json::array()}};
+    return r;
+  };
+  std::vector<Json> r = {calm(rec("void", 1, 0, 100)),       calm(rec("system", 1, 0, 150)),
+                         calm(rec("void", 1, 1, 100)),       calm(rec("system", 1, 1, 300), true),  // disturbed itself
+                         calm(rec("void", 1, 2, 100), true), calm(rec("system", 1, 2, 400))};       // its void was disturbed
+  attach_net_costs(r);
+  EXPECT_TRUE(r[5]["interference"]["disturbed"].get<bool>());
+  EXPECT_EQ(r[5]["interference"]["disturbed_by"].size(), 1u);
+  bool seen = false;
+  for (const auto& e : aggregate_entries(r))
+    if (e["allocator"] == "system" && e["aggregate_name"] == "median") {
+      seen = true;
+      EXPECT_EQ(e["repetitions_ok"], 1);
+      EXPECT_EQ(e["repetitions_disturbed"], 2);
+      EXPECT_DOUBLE_EQ(e["net_cycles_per_pair"].get<double>(), 50);
+    }
+  EXPECT_TRUE(seen);
+}
+
+TEST(ResultsSummary, VarianceComponentsSeparateProcessesFromSegments) {
+  // Three processes at levels 100, 110, 120 whose segments 1..4 add the same +-1 pattern: all the
+  // variance is between processes (the segment pattern is removed as a segment effect).
+  std::vector<Json> r;
+  for (unsigned i = 0; i < 3; ++i) {
+    const double level = 100 + 10.0 * i;
+    r.push_back(rec("system", 1, i, level));
+    r.back()["segments"] = {{"count", 5}, {"cycles_per_pair", {2 * level, level - 1, level + 1, level - 1, level + 1}}};
+  }
+  const auto agg = aggregate_entries(r);
+  const Json& vc = agg.front()["variance_components"];
+  EXPECT_EQ(agg.front()["aggregate_name"], "median");
+  EXPECT_NEAR(vc["within_variance"].get<double>(), 0, 1e-9);
+  EXPECT_NEAR(vc["between_variance"].get<double>(), 100, 1e-9);  // var(100, 110, 120)
+  EXPECT_EQ(vc["dominant"], "between processes");
+  EXPECT_NEAR(vc["warmup_ratio"].get<double>(), 2, 1e-9);
+  EXPECT_EQ(vc["segments_used"], 4);
 }
 
 }  // namespace

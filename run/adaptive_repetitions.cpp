@@ -1,11 +1,13 @@
 // The rounds of adaptive repetitions (see adaptive_repetitions.hpp).
 #include "run/adaptive_repetitions.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -53,7 +55,7 @@ State current_state(const MatrixPlan& plan, const ResultsJournal& journal) {
       char text[80];
       std::snprintf(text, sizeof text, "+-%.1f%% (n=%zu)", 100 * rel, iv.at("n").get<std::size_t>());
       p.text = text;
-      p.settled = rel <= plan.target_ci || (net && half <= kSettledHalfWidthNs);
+      p.settled = iv.at("n").get<unsigned>() >= kMinSettledProcesses && (rel <= plan.target_ci || (net && half <= kSettledHalfWidthNs));
     } else {
       p.text = "no interval yet";
     }
@@ -97,6 +99,12 @@ std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, c
             round.push_back(plan.timing_cell(w, a, t, rep));
         for (const AllocatorSpec* a : wide) round.push_back(plan.timing_cell(w, *a, t, rep));
       }
+    // A process's figure depends a little on what ran just before it (the memory and caches the
+    // previous process left): a fixed order would turn that into a bias of the later rounds, whose
+    // make-up shrinks as cells settle.  A shuffled order (seeded: the same plan shuffles alike)
+    // turns it into noise that the intervals see.
+    std::mt19937_64 order(0x5eed0000u + rounds);
+    std::shuffle(round.begin(), round.end(), order);
     if (round.empty()) {
       if (capped) stopped_by = "at most " + std::to_string(kMaxAdaptiveRepetitions) + " repetitions";
       break;

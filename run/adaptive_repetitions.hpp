@@ -4,9 +4,10 @@
 //
 // Each round adds one repetition to every unsettled (workload, allocator, threads) cell, together
 // with the void baseline of the same workload and threads (the net figure pairs them by
-// repetition), in plan order so that they interleave in time.  A cell is settled when
+// repetition), interleaved in a shuffled order (seeded by the round).  A cell is settled when
 //   - it has at least the planned number of undisturbed ok processes (disturbed ones, see
-//     cells/interference.hpp, are left out of the aggregates and so re-run here), and
+//     cells/interference.hpp, are left out of the aggregates and so re-run here) and at least
+//     kMinSettledProcesses, and
 //   - the distribution-free interval of its median (net ns/pair where the workload is net of
 //     void, else its headline metric) has a half-width of at most target_ci of the median, or
 //     of at most kSettledHalfWidthNs ns/pair (differences below that are not what anyone ranks:
@@ -28,6 +29,9 @@ namespace allocstress {
 
 inline constexpr unsigned kMaxAdaptiveRepetitions = 200;
 inline constexpr double kSettledHalfWidthNs = 1.0;
+// Stopping as soon as an interval looks narrow favours intervals that are narrow by chance (five
+// values that happen to agree): a cell settles only with this many processes or more.
+inline constexpr unsigned kMinSettledProcesses = 10;
 
 // What the rounds need from the backend: run one cell, record it in the journal and return how
 // long its process took (seconds), or nullopt when the user interrupted.

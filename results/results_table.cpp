@@ -59,7 +59,7 @@ std::string markdown_table(const Json& results) {
      << plan.at("repetitions") << " repetitions, placement " << plan.at("placement").get<std::string>() << "\n";
 
   Aggregates agg;
-  std::map<CellKey, std::vector<const Json*>> unmeasured;
+  std::map<CellKey, std::vector<const Json*>> unmeasured, disturbed;
   for (const auto& e : results.at("benchmarks")) {
     const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("run_type") == "aggregate") {
@@ -67,8 +67,13 @@ std::string markdown_table(const Json& results) {
       agg.by_cell[key][e.at("aggregate_name").get<std::string>()] = &e;
     } else if (e.at("status") != "ok") {
       unmeasured[key].push_back(&e);
+    } else if (e.value("mode", "timing") == "timing" && e.contains("interference") && e.at("interference").value("disturbed", false)) {
+      disturbed[key].push_back(&e);
     }
   }
+  // A cell whose every ok process was disturbed has no aggregate, so no row: say so with the rest.
+  for (const auto& [key, entries] : disturbed)
+    if (agg.get(key, "median") == nullptr) unmeasured[key] = entries;
   verdict(md, workloads, results.at("benchmarks"), agg);
   std::set<std::string> defined;  // column definitions given under an earlier table
   for (const auto& w : workloads) {
@@ -81,10 +86,13 @@ std::string markdown_table(const Json& results) {
 
   std::set<std::string> noted;
   for (const auto& [key, entries] : unmeasured) {
-    const std::string reason = entries.front()->value("reason", "");
+    const Json& first = *entries.front();
+    const bool was_disturbed = first.at("status") == "ok";  // ok but disturbed: the first reason it gives
+    const Json& why = was_disturbed ? first.at("interference").at("disturbed_by") : Json();
+    const std::string reason = !was_disturbed ? first.value("reason", "") : why.empty() ? "disturbed" : why.front().get<std::string>();
     const std::string line = "- " + std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) +
                              " threads: " + std::to_string(entries.size()) + " cell(s) " +
-                             entries.front()->at("status").get<std::string>() + ": " + reason;
+                             (was_disturbed ? std::string("disturbed") : first.at("status").get<std::string>()) + ": " + reason;
     if (noted.insert(line).second) md << (noted.size() == 1 ? "\nNot measured:\n" : "") << line << "\n";
   }
   if (!ctx.at("warnings").empty()) {

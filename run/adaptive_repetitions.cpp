@@ -50,16 +50,19 @@ State current_state(const MatrixPlan& plan, const ResultsJournal& journal) {
     const bool net = intervals.contains("net_ns_per_pair");
     const nlohmann::json& iv = net ? intervals.at("net_ns_per_pair") : intervals.empty() ? nlohmann::json() : intervals.begin().value();
     Precision p;
+    p.settled = plan.target_ci <= 0;  // without a target only disturbed processes are replaced
     if (iv.is_object() && iv.at("relative_half_width").is_number()) {
       const double rel = iv.at("relative_half_width").get<double>(), half = (iv.at("high").get<double>() - iv.at("low").get<double>()) / 2;
       char text[80];
       std::snprintf(text, sizeof text, "+-%.1f%% (n=%zu)", 100 * rel, iv.at("n").get<std::size_t>());
       p.text = text;
-      p.settled = iv.at("n").get<unsigned>() >= kMinSettledProcesses && (rel <= plan.target_ci || (net && half <= kSettledHalfWidthNs));
+      if (plan.target_ci > 0)
+        p.settled = iv.at("n").get<unsigned>() >= kMinSettledProcesses && (rel <= plan.target_ci || (net && half <= kSettledHalfWidthNs));
     } else {
       p.text = "no interval yet";
     }
-    if (e.at("repetitions_ok").get<unsigned>() < plan.repetitions) p.settled = false;  // disturbed processes to replace
+    if (e.at("repetitions_ok").get<unsigned>() < plan.repetitions && e.at("repetitions_disturbed").get<unsigned>() > 0)
+      p.settled = false;  // disturbed processes to replace (failed ones are results: not chased)
     state.cells[id] = p;
   }
   return state;
@@ -71,11 +74,12 @@ double steady_seconds() { return std::chrono::duration<double>(std::chrono::stea
 
 std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, const ResultsJournal& journal, double started_s,
                                                        double mean_cell_s, const RunCell& run_cell) {
-  if (plan.target_ci <= 0) return nlohmann::json(nullptr);
+  // Without a target the rounds only replace disturbed processes, at most one per planned repetition.
+  const unsigned cap = plan.target_ci > 0 ? kMaxAdaptiveRepetitions : 2 * plan.repetitions;
   unsigned rounds = 0;
   std::size_t extra = 0;
   double spent_extra_s = 0;
-  std::string stopped_by = "every cell within the target";
+  std::string stopped_by = plan.target_ci > 0 ? "every cell within the target" : "every disturbed process replaced";
   State state = current_state(plan, journal);
   for (;;) {
     // The round: per (threads, workload) in plan order, void then the unsettled allocators.
@@ -90,7 +94,7 @@ std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, c
         }
         if (wide.empty()) continue;
         const unsigned rep = state.next_repetition[{w, t}];
-        if (rep >= kMaxAdaptiveRepetitions) {
+        if (rep >= cap) {
           capped = true;
           continue;
         }
@@ -106,7 +110,7 @@ std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, c
     std::mt19937_64 order(0x5eed0000u + rounds);
     std::shuffle(round.begin(), round.end(), order);
     if (round.empty()) {
-      if (capped) stopped_by = "at most " + std::to_string(kMaxAdaptiveRepetitions) + " repetitions";
+      if (capped) stopped_by = "at most " + std::to_string(cap) + " repetitions";
       break;
     }
     const double per_cell = extra > 0 ? spent_extra_s / double(extra) : mean_cell_s;
@@ -127,10 +131,13 @@ std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, c
   for (const auto& [id, p] : state.cells)
     if (!p.settled && std::get<1>(id) != kBaselineAllocator)
       wider.push_back(std::get<0>(id) + "/" + std::get<1>(id) + "/threads:" + std::to_string(std::get<2>(id)) + " " + p.text);
+  if (plan.target_ci <= 0 && extra == 0) return nlohmann::json(nullptr);  // nothing was disturbed: nothing to say
   char line[200];
   std::snprintf(line, sizeof line, "adaptive repetitions: %u round(s), %zu more process(es); stopped: %s", rounds, extra, stopped_by.c_str());
   std::cerr << line;
-  if (!wider.empty()) std::cerr << "; " << wider.size() << " cell(s) still wider than +-" << 100 * plan.target_ci << "%";
+  if (!wider.empty())
+    std::cerr << "; " << wider.size() << " cell(s) still "
+              << (plan.target_ci > 0 ? "wider than +-" + std::to_string(int(100 * plan.target_ci + 0.5)) + "%" : std::string("short of undisturbed processes"));
   std::cerr << "\n";
   return nlohmann::json{{"target_ci", plan.target_ci},  {"time_budget_s", plan.time_budget_s}, {"rounds", rounds},
                         {"extra_processes", extra},      {"stopped_by", stopped_by},          {"wider_than_target", wider},

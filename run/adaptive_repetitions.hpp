@@ -12,9 +12,12 @@
 //     void, else its headline metric) has a half-width of at most target_ci of the median, or
 //     of at most kSettledHalfWidthNs ns/pair (differences below that are not what anyone ranks:
 //     an allocator whose net cost is ~0 would otherwise never settle).
-// Cells that never produced an ok record are not re-run.  Rounds stop when every cell is
-// settled, when the next round would end after the time budget (measured from the start of the
-// run; a resumed run starts a new budget), or at kMaxAdaptiveRepetitions repetitions.
+// Cells that never produced an ok record are not re-run, nor are failed processes replaced.
+// Rounds stop when every cell is settled, when the next round would end after the time budget
+// (measured from the start of the run; a resumed run starts a new budget), or at
+// kMaxAdaptiveRepetitions repetitions.  Without a target (target_ci 0, e.g. --reps N) the rounds
+// only replace disturbed processes: a cell is settled once it has its planned number of
+// undisturbed ok processes, and at most `repetitions` more are run for it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -37,10 +40,10 @@ inline constexpr unsigned kMinSettledProcesses = 10;
 // long its process took (seconds), or nullopt when the user interrupted.
 using RunCell = std::function<std::optional<double>(const MatrixCell& cell)>;
 
-// Runs the rounds (nothing when plan.target_ci is 0).  `started_s` is the steady-clock second
+// Runs the rounds.  `started_s` is the steady-clock second
 // the run started, `mean_cell_s` the mean time of a timing cell so far (the first round's
-// estimate).  Returns the results' context.adaptive_repetitions block, or nullopt when
-// interrupted.
+// estimate).  Returns the results' context.adaptive_repetitions block (null when there was no
+// target and nothing to replace), or nullopt when interrupted.
 std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, const ResultsJournal& journal, double started_s,
                                                        double mean_cell_s, const RunCell& run_cell);
 

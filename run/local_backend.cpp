@@ -113,7 +113,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
                     cell.cell.threads, cell.cell.workload.c_str(), cell.cell.allocator.c_str(), ok ? "ok" : "FAILED", outcome.elapsed_s,
                     clock_text(spent_s).c_str(), clock_text(eta).c_str());
     } else {  // adaptive: the budget, not a cell count, bounds what is left
-      std::snprintf(line, sizeof line, "[adaptive] rep %-5u threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  budget %s", cell.repetition + 1,
+      std::snprintf(line, sizeof line, "  adaptive rep %-5u threads %-3u %-10s %-17s %-6s %6.2f s | elapsed %s  budget %s", cell.repetition + 1,
                     cell.cell.threads, cell.cell.workload.c_str(), cell.cell.allocator.c_str(), ok ? "ok" : "FAILED", outcome.elapsed_s,
                     clock_text(steady_seconds() - started_s).c_str(), plan.time_budget_s > 0 ? clock_text(plan.time_budget_s).c_str() : "none");
     }

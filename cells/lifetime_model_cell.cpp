@@ -143,6 +143,9 @@ const WorkloadEntry kLifetimeEntry{
                                       &kLifetimeCv, &kMeanSize}),
     .defaults = [](const AllocTestParams& preset) {
       nlohmann::json j = sized_defaults(preset, false);
+      // 64 MiB of 41.5 B blocks live means a mean lifetime of 1.6e6 allocations at 1 thread, which
+      // must stay within 1/16 of the allocations (check): 3.2e7 is the least default that runs.
+      j["iterations_per_thread"] = std::max<std::uint64_t>(preset.iterations_per_thread, 32'000'000);
       const LifetimeModelSpec d;
       j["lifetime"] = to_string(d.shape);
       j["live_bytes"] = d.live_bytes;

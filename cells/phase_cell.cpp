@@ -309,13 +309,9 @@ std::string refuse(const AllocatorSpec& a, const nlohmann::json& p, unsigned thr
   return bump_budget_refusal(name, a, p, threads, 0.5);
 }
 
-// The phase shapes grow 64 MiB of live blocks per run by default: about 2.2 M allocations of the
-// inverse size model's mean block, more than the quick preset's alloc-test iterations (1e6).
-constexpr std::uint64_t kLeastDefaultIterations = 10'000'000;
-
 nlohmann::json defaults(const AllocTestParams& preset) {
   nlohmann::json j = sized_defaults(preset, false);
-  j["iterations_per_thread"] = std::max(preset.iterations_per_thread, kLeastDefaultIterations);
+  j["iterations_per_thread"] = std::max(preset.iterations_per_thread, kLiveHeapLeastIterations);
   const PhaseSpec d;
   j.update({{"live_bytes", d.live_bytes},
             {"drop_share", d.drop_share},

@@ -16,6 +16,11 @@
 
 namespace allocstress {
 
+// The phase workloads build a live heap (64 MiB by default): about 2.2e6 allocations of the
+// inverse model's mean block.  Their default iterations are at least this, whatever the preset's
+// alloc-test iterations (quick: 1e6).
+inline constexpr std::uint64_t kLiveHeapLeastIterations = 10'000'000;
+
 // The preset's sizes as JSON (slots_total only when `slots`).
 nlohmann::json sized_defaults(const AllocTestParams& preset, bool slots);
 // The typed form for `threads` workers (slots_total stays the default where there is none).

@@ -20,6 +20,7 @@
 #include "cells/workload_registry.hpp"
 #include "results/results_file.hpp"
 #include "results/results_reader.hpp"
+#include "results/results_table.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/trace_writer.hpp"
 #include "workloads/inverse_size_sampler.hpp"
@@ -307,6 +308,11 @@ PYBIND11_MODULE(_core, m) {
         return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       },
       py::arg("path"), "Read and check a results file; ValueError with one line naming the file and the problem");
+  m.def(
+      "verdict_markdown",
+      [](const std::string& results_json) { return verdict_markdown(nlohmann::json::parse(results_json)); },
+      py::arg("results_json"),
+      "The verdict section of the Markdown table (results/verdict.cpp) of a results document given as JSON text; '' without a ranking");
 
   // The workload registry and the metric catalogue (cells/): what the tables show, defined once.
   auto as_python = [](const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); };

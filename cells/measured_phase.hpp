@@ -134,17 +134,19 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     if (ready && !counting) counters.emplace(timing_events());
     sync(1);  // ready
     sync(2);  // go
-    const ResourceUsage thread_usage0 = thread_resource_usage();  // outside callgrind's collection: libc calls would count as the allocator's
-    if (counting) start_callgrind_collection();
-    if (counters) counters->start();
+    // The readings nest around run(): callgrind's collection innermost (libc and vDSO calls inside
+    // it would count as the allocator's), then the perf counters, the clocks and rusage.
+    const ResourceUsage thread_usage0 = thread_resource_usage();
     const std::uint64_t wall_run0 = steady_now_ns(), cpu_run0 = thread_cpu_now_ns();
+    if (counters) counters->start();
+    if (counting) start_callgrind_collection();
     const std::uint64_t c0 = cycle_counter_begin();
     if (ready) worker->run();
     t.cycles = cycle_counter_end() - c0;
+    if (counting) stop_callgrind_collection();
+    if (counters) counters->stop();
     t.cpu_ns = thread_cpu_now_ns() - cpu_run0;
     t.run_ns = steady_now_ns() - wall_run0;
-    if (counters) counters->stop();
-    if (counting) stop_callgrind_collection();
     t.usage = thread_resource_usage() - thread_usage0;
     sync(3);  // done
     sync(4);  // peak read

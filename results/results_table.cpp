@@ -3,6 +3,7 @@
 // not measured and the warnings.
 #include "results/results_table.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -37,6 +38,18 @@ namespace {
 
 using namespace table_parts;
 
+// The aggregate entries of `benchmarks` by cell, in the order the cells first appear.
+Aggregates aggregates_of(const Json& benchmarks) {
+  Aggregates agg;
+  for (const auto& e : benchmarks) {
+    if (e.at("run_type") != "aggregate") continue;
+    const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
+    if (agg.by_cell[key].empty()) agg.order.push_back(key);
+    agg.by_cell[key][e.at("aggregate_name").get<std::string>()] = &e;
+  }
+  return agg;
+}
+
 // What the workload's parameters were: its registry entry describes them.
 std::string params_line(const std::string& workload, const Json& plan) {
   const WorkloadEntry* e = find_workload(workload);
@@ -45,6 +58,19 @@ std::string params_line(const std::string& workload, const Json& plan) {
 }
 
 }  // namespace
+
+std::string verdict_markdown(const Json& results) {
+  // Files of schema version 1 have no plan.workloads: their entries name the workload (alloc-test).
+  std::vector<std::string> workloads;
+  const Json& plan = results.at("context").value("plan", Json::object());
+  if (plan.contains("workloads")) workloads = plan.at("workloads").get<std::vector<std::string>>();
+  for (const auto& e : results.at("benchmarks"))
+    if (const std::string w = e.value("workload", "alloc-test"); std::find(workloads.begin(), workloads.end(), w) == workloads.end())
+      workloads.push_back(w);
+  std::ostringstream md;
+  verdict(md, workloads, results.at("benchmarks"), aggregates_of(results.at("benchmarks")));
+  return md.str();
+}
 
 std::string markdown_table(const Json& results) {
   const Json& ctx = results.at("context");
@@ -58,14 +84,12 @@ std::string markdown_table(const Json& results) {
      << ctx.value("thp_mode", "?") << "; " << ctx.value("date", "") << "; commit " << ctx.value("git_commit", "?") << "; "
      << plan.at("repetitions") << " repetitions, placement " << plan.at("placement").get<std::string>() << "\n";
 
-  Aggregates agg;
+  const Aggregates agg = aggregates_of(results.at("benchmarks"));
   std::map<CellKey, std::vector<const Json*>> unmeasured, disturbed;
   for (const auto& e : results.at("benchmarks")) {
+    if (e.at("run_type") == "aggregate") continue;
     const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
-    if (e.at("run_type") == "aggregate") {
-      if (agg.by_cell[key].empty()) agg.order.push_back(key);
-      agg.by_cell[key][e.at("aggregate_name").get<std::string>()] = &e;
-    } else if (e.at("status") != "ok") {
+    if (e.at("status") != "ok") {
       unmeasured[key].push_back(&e);
     } else if (e.value("mode", "timing") == "timing" && e.contains("interference") && e.at("interference").value("disturbed", false)) {
       disturbed[key].push_back(&e);

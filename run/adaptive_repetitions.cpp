@@ -82,7 +82,7 @@ std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, c
   std::string stopped_by = plan.target_ci > 0 ? "every cell within the target" : "every disturbed process replaced";
   State state = current_state(plan, journal);
   for (;;) {
-    // The round: per (threads, workload) in plan order, void then the unsettled allocators.
+    // The round: per (threads, workload), the void baseline and the unsettled allocators.
     std::vector<MatrixCell> round;
     bool capped = false;
     for (unsigned t : plan.thread_counts)

@@ -36,3 +36,28 @@ def figure(png: str, caption: str) -> str:
 def file_stem(*parts) -> str:
     """A file name stem from free text (run names, trace paths): only [A-Za-z0-9._-]."""
     return "-".join(re.sub(r"[^A-Za-z0-9._-]+", "_", str(p)).strip("_") for p in parts)
+
+
+def _inline(text: str) -> str:
+    """Escaped text with **bold** and `code` spans."""
+    out = escape(text)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+
+
+def markdown_lines_html(markdown: str) -> str:
+    """The Markdown subset of the C++ verdict (results/verdict.cpp) as HTML: "### " headings are
+    dropped (the caller titles the section), "- " lines become a list, other lines paragraphs."""
+    parts, items = [], []
+    for line in markdown.splitlines():
+        if line.startswith("- "):
+            items.append(f"<li>{_inline(line[2:])}</li>")
+            continue
+        if items:
+            parts.append("<ul>" + "".join(items) + "</ul>")
+            items = []
+        if line.strip() and not line.startswith("#"):
+            parts.append(f"<p>{_inline(line)}</p>")
+    if items:
+        parts.append("<ul>" + "".join(items) + "</ul>")
+    return "".join(parts)

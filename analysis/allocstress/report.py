@@ -8,13 +8,16 @@ their own (summary, sizes, threads, live bytes, lifetimes)."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
 import pandas as pd
 
 from . import phase_series, plots, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from . import _core
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
+from .html_parts import markdown_lines_html
 from .loading import Runs, load
 
 STYLE = """
@@ -269,6 +272,11 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     table = tables.summary_table(runs)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
             f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>"]
+    for run, doc in zip(runs.run_names(), runs.documents):  # the verdict first: the same text as the .md table's
+        verdict = _core.verdict_markdown(json.dumps(doc))
+        if verdict:
+            title = "Verdict" + (f": {_e(run)}" if len(paths) > 1 else "")
+            body.append(f"<h2>{title}</h2>" + markdown_lines_html(verdict))
     if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
         body += _alloc_test_summary(table, out_dir)
     body += _structure_sections(runs, out_dir)

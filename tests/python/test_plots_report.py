@@ -30,6 +30,26 @@ def test_report_lists_failed_and_skipped_cells(tmp_path):
     assert "mimalloc at 1 threads: 5 cell(s) skipped: (no reason recorded)" in page
 
 
+def test_report_opens_with_the_verdict_of_the_md_table(tmp_path):
+    # Constructed intervals on the golden file's 1-thread medians: system's is apart from the
+    # others (`<`), jemalloc's and mimalloc's overlap (`≈`).
+    spans = {"jemalloc": (40, 50), "mimalloc": (45, 55), "system": (90, 110)}
+
+    def add_intervals(doc):
+        for e in doc["benchmarks"]:
+            if e["run_type"] == "aggregate" and e["aggregate_name"] == "median" and e["threads"] == 1:
+                low, high = spans.get(e["allocator"], (None, None))
+                if low is not None:
+                    e["net_cycles_per_pair"] = (low + high) / 2
+                    e["intervals"] = {"net_cycles_per_pair": {"low": low, "high": high, "level": 0.9375, "n": 5,
+                                                              "relative_half_width": (high - low) / (high + low)}}
+    path = write_variant(tmp_path, "verdict.json", add_intervals)
+    page = open(write_report([path], str(tmp_path / "r"), "test")).read()
+    assert page.index("<h2>Verdict</h2>") < page.index("<h2>", page.index("<h2>Verdict</h2>") + 1)  # the first section
+    assert "<b>jemalloc</b> 45.0 [40.0, 50.0] ≈ <b>mimalloc</b> 50.0 [45.0, 55.0] &lt; <b>system</b> 100.0 [90.0, 110.0]" in page
+    assert "levels 93.8% or more" in page
+
+
 def test_plots_are_written_as_png_and_svg(golden, tmp_path):
     table = allocstress.summary_table(allocstress.load([golden]))
     for plot in (plots.plot_net_cycles, plots.plot_overhead):

@@ -28,7 +28,7 @@ inline constexpr double kMaxOffCpuFraction = 0.10;
 inline constexpr double kMaxStealFraction = 0.02;
 
 // {"steal_ns", "worker_involuntary_context_switches", "worker_voluntary_context_switches",
-//  "worker_off_cpu_fraction", "cpu_migrations",
+//  "worker_off_cpu_fraction", "cpu_migrations", "not_judged" (why no rule applied: counts cells),
 //  "disturbed", "disturbed_by"}.
 nlohmann::json interference_record(const PhaseMeasurement& m);
 

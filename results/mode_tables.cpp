@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "results/fit_evaluation.hpp"
+#include "results/results_summary.hpp"
 #include "results/table_parts.hpp"
 
 namespace allocstress::table_parts {
@@ -68,7 +69,7 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
   std::map<std::string, std::vector<const Json*>> by_workload;
   std::vector<std::string> order;
   for (const auto& e : benchmarks)
-    if (e.value("mode", "") == "counts" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok" && e.contains("counts")) {
+    if (is_ok_counts_record(e)) {
       const std::string w = e.at("workload").get<std::string>();
       if (by_workload[w].empty()) order.push_back(w);
       by_workload[w].push_back(&e);

@@ -35,8 +35,6 @@ const std::pair<const char*, const char*> kAggregatedMetrics[] = {
 
 bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
 bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
-// Whether something else ran on the workers' CPUs while the record was timed (cells/interference.hpp).
-bool is_disturbed(const Json& r) { return r.contains("interference") && r.at("interference").value("disturbed", false); }
 // Whether a record's workload is net of the void baseline (unknown workloads: no).
 bool has_void_baseline(const std::string& workload) {
   const WorkloadEntry* e = find_workload(workload);
@@ -114,6 +112,12 @@ Json versus_system(const Json& mine, const Json& system) {
 
 bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
 
+bool is_ok_counts_record(const Json& r) {
+  return r.value("run_type", "iteration") == "iteration" && is_ok(r) && r.value("mode", "") == "counts" && r.contains("counts");
+}
+
+bool is_disturbed_record(const Json& r) { return r.contains("interference") && r.at("interference").value("disturbed", false); }
+
 void attach_blowup(std::vector<Json>& records) {
   auto growth_per_live_byte = [](const Json& r) -> std::optional<double> {
     const double live = r.value("peak_live_requested_bytes", 0.0);
@@ -136,12 +140,11 @@ void attach_blowup(std::vector<Json>& records) {
 
 void attach_net_counts(std::vector<Json>& records) {
   static const char* const kFigures[] = {"instructions_per_unit", "estimated_cycles_per_unit", "d1_misses_per_unit", "ll_misses_per_unit"};
-  auto is_ok_counts = [](const Json& r) { return is_ok(r) && r.value("mode", "") == "counts" && r.contains("counts"); };
   std::map<std::pair<std::string, unsigned>, const Json*> baseline;  // (workload, threads) -> void's counts record
   for (const auto& r : records)
-    if (is_ok_counts(r) && r.at("allocator") == kBaselineAllocator) baseline[{r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()}] = &r;
+    if (is_ok_counts_record(r) && r.at("allocator") == kBaselineAllocator) baseline[{r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()}] = &r;
   for (auto& r : records) {
-    if (!is_ok_counts(r)) continue;
+    if (!is_ok_counts_record(r)) continue;
     const auto it = baseline.find({r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()});
     const bool same_stream = it != baseline.end() && it->second->value("op_stream_hash", "") == r.value("op_stream_hash", "");
     Json& counts = r["counts"];
@@ -163,7 +166,7 @@ void attach_net_costs(std::vector<Json>& records) {
   std::map<CellRep, Baseline> baseline;
   for (const auto& r : records)
     if (is_ok_timing(r) && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
-      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>(), is_disturbed(r)};
+      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>(), is_disturbed_record(r)};
   for (auto& r : records) {
     if (!is_ok_timing(r) || !has_baseline(r)) continue;
     const auto it = baseline.find(workload_threads_rep(r));
@@ -192,7 +195,7 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   for (const auto& r : records) {
     if (!is_ok_timing(r)) continue;
     const CellKey key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
-    if (is_disturbed(r)) {  // left out; the matrix runs the cell again within its budget
+    if (is_disturbed_record(r)) {  // left out; the matrix runs the cell again within its budget
       ++disturbed[key];
       continue;
     }

@@ -52,6 +52,10 @@ void attach_blowup(std::vector<nlohmann::json>& records);
 
 // True for records of timing runs (mode "timing", or no mode: files from before modes existed).
 bool is_timing_record(const nlohmann::json& record);
+// True for ok iteration records of counts cells that carry their `counts` block.
+bool is_ok_counts_record(const nlohmann::json& record);
+// True when another task ran on a worker's CPU while the record was timed (cells/interference.hpp).
+bool is_disturbed_record(const nlohmann::json& record);
 
 // Aggregate entries for every (workload, allocator, threads) that has at least one ok record, in the order
 // the pairs first appear in `records`.

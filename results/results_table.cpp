@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cells/workload_registry.hpp"
+#include "results/results_summary.hpp"
 #include "results/table_parts.hpp"
 
 namespace allocstress {
@@ -91,7 +92,7 @@ std::string markdown_table(const Json& results) {
     const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("status") != "ok") {
       unmeasured[key].push_back(&e);
-    } else if (e.value("mode", "timing") == "timing" && e.contains("interference") && e.at("interference").value("disturbed", false)) {
+    } else if (is_timing_record(e) && is_disturbed_record(e)) {
       disturbed[key].push_back(&e);
     }
   }

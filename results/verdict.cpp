@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cells/workload_registry.hpp"
+#include "results/results_summary.hpp"
 #include "results/table_parts.hpp"
 
 namespace allocstress::table_parts {
@@ -62,8 +63,7 @@ void timing_lines(std::ostringstream& md, const std::string& workload, const Agg
 void counts_line(std::ostringstream& md, const std::string& workload, const Json& benchmarks) {
   std::vector<Ranked> rows;
   for (const auto& e : benchmarks)
-    if (e.value("mode", "") == "counts" && e.value("run_type", "") == "iteration" && e.value("status", "") == "ok" &&
-        e.value("workload", "") == workload && e.at("allocator") != "void" && e.contains("counts")) {
+    if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.at("allocator") != "void") {
       const Json& v = e.at("counts").value("net_estimated_cycles_per_unit", Json());
       if (v.is_number()) rows.push_back({e.at("allocator").get<std::string>(), v.get<double>(), v.get<double>(), v.get<double>()});
     }

@@ -16,7 +16,7 @@ The C++ core is available as allocstress._core (workload distributions, results 
 reader and writer).
 """
 
-from .loading import ResultsError, Runs, load, read_results
+from .loading import ResultsError, Runs, load, load_runs, read_results
 from .statistics import (ALPHA, UNSTABLE_CV, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
                          min_achievable_p, ratio_of_medians, summarise_cell)
 from .tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
@@ -24,6 +24,6 @@ from . import traces
 
 __all__ = [
     "ALPHA", "COLUMNS", "ResultsError", "Runs", "UNSTABLE_CV", "coefficient_of_variation",
-    "geomean_table", "geometric_mean", "load", "mann_whitney_p", "median_ci", "min_achievable_p", "ratio_of_medians",
+    "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p", "median_ci", "min_achievable_p", "ratio_of_medians",
     "read_results", "summarise_cell", "summary_table", "to_csv", "to_latex", "to_markdown", "traces",
 ]

@@ -18,7 +18,7 @@ import sys
 
 from .catalogue import metric_entries
 from .compare import METRICS
-from .loading import ResultsError, load
+from .loading import ResultsError, load_runs
 from .traces import TraceFormatError
 
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             print(index)
             return 0
         from . import compare
-        runs = load([args.a, args.b])
+        runs = load_runs([args.a, args.b])
         csv = open(args.csv, "w") if args.csv else None  # fail on a bad path before printing anything
         table = compare.compare_runs(runs, args.metric)
         print(compare.report_text(runs, table, args.metric), end="")

@@ -71,7 +71,7 @@ def run_names(paths: list[str]) -> list[str]:
     raise ResultsError("the same results file is given twice: " + ", ".join(paths))
 
 
-def load(paths: list[str]) -> Runs:
+def load_runs(paths: list[str]) -> Runs:
     """Loads results files; ResultsError on the first bad one, or when two have the same name."""
     documents = [read_results(p) for p in paths]
     names = run_names(paths)
@@ -101,3 +101,7 @@ def measured_timing(cells: pd.DataFrame) -> pd.DataFrame:
     """The ok, undisturbed timing rows of a `cells` frame (files without modes are timing)."""
     mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
     return cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["disturbed"]]
+
+
+# The name the package exports today; it will become the tidy-DataFrame loader (issue 16).
+load = load_runs

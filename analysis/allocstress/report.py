@@ -18,7 +18,7 @@ from . import phase_series, plots, profiles, structures, tables, trace_plots, tr
 from . import _core
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .html_parts import markdown_lines_html
-from .loading import Runs, load
+from .loading import Runs, load_runs
 
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
@@ -262,7 +262,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     `trace_paths`: traces to analyse in sections of their own.  Every input is read before
     out_dir is created, so a bad results file or trace leaves no report folder behind
     (ResultsError, traces.TraceFormatError, OSError)."""
-    runs = load(paths)
+    runs = load_runs(paths)
     loaded_traces = [traces.load_trace(p) for p in trace_paths]
     # malformed allocstats or phase series, or workload_metrics, fail here: before any file is written
     replay_groups = traces.allocstats_groups(runs)

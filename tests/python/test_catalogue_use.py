@@ -59,7 +59,7 @@ def test_summary_columns_are_the_catalogue_definitions(golden):
     for name in ("net_cycles_per_pair", "cycles_per_pair", "net_ns_per_pair", "overhead_ratio"):
         m = entry(name, "record")
         assert docs[name][0] == m["unit"] and m["definition"] in docs[name][1], name
-    headers, _ = tables.display_rows(allocstress.summary_table(allocstress.load([golden])))
+    headers, _ = tables.display_rows(allocstress.summary_table(allocstress.load_runs([golden])))
     assert entry("net_ns_per_pair", "record")["label"] in headers
     assert entry("overhead_ratio", "record")["label"] in headers
     assert entry("net_cycles_per_pair", "record")["label"] + " [95% CI]" in headers
@@ -67,7 +67,7 @@ def test_summary_columns_are_the_catalogue_definitions(golden):
 
 def test_structure_columns_are_the_catalogue_definitions():
     from test_structures import STRUCTURES
-    headers, _ = structures.structure_display(structures.structure_table(allocstress.load([STRUCTURES])))
+    headers, _ = structures.structure_display(structures.structure_table(allocstress.load_runs([STRUCTURES])))
     docs = {name: (unit, meaning) for name, unit, meaning in structures.STRUCTURE_COLUMNS}
     for name, place in (("build_cycles_per_node", "record"), ("search_cycles_per_visit", "record"),
                         ("cache_line_utilisation", "placement_metrics"), ("page_utilisation", "placement_metrics"),
@@ -78,7 +78,7 @@ def test_structure_columns_are_the_catalogue_definitions():
 
 
 def test_workload_table_labels_units_and_meanings_are_the_catalogue(tmp_path):
-    runs = allocstress.load([constructed_results(tmp_path)])
+    runs = allocstress.load_runs([constructed_results(tmp_path)])
     table = wm.workload_table(runs, "xthread")
     headers, rows = wm.display_rows(table)
     for key in ("remote_free_share", "remote_frees", "local_frees", "queue_full_waits", "max_queue_backlog"):
@@ -93,7 +93,7 @@ def test_workload_table_labels_units_and_meanings_are_the_catalogue(tmp_path):
 
 
 def test_unknown_workload_metrics_keys_still_show(tmp_path):
-    table = wm.workload_table(allocstress.load([constructed_results(tmp_path)]), "xthread")
+    table = wm.workload_table(allocstress.load_runs([constructed_results(tmp_path)]), "xthread")
     assert "new_metric" in table.metrics and not any(m["name"] == "new_metric" for m in CATALOGUE)
     headers, rows = wm.display_rows(table)
     column = headers.index("new_metric")  # labelled by its name
@@ -112,7 +112,7 @@ def test_bytes_the_catalogue_marks_mib_are_shown_in_mib(tmp_path):
             if e["workload"] == "xthread":
                 e["workload"] = "lifetime"
                 e["workload_metrics"] = {"target_live_bytes": 3 * 1048576, "lifetime_cv": 1.23456}
-    table = wm.workload_table(allocstress.load([constructed_results(tmp_path, lifetime)]), "lifetime")
+    table = wm.workload_table(allocstress.load_runs([constructed_results(tmp_path, lifetime)]), "lifetime")
     headers, rows = wm.display_rows(table)
     assert table.companion is None and not any(h.startswith("blowup") for h in headers)
     system = next(r for r in rows if r[0] == "system")
@@ -140,7 +140,7 @@ def test_compare_reads_a_workload_metrics_headline(tmp_path):
             if e["workload"] in tables.FALSE_SHARING_WORKLOADS:
                 e["workload_metrics"]["slowdown"] *= 2
     b = constructed_results(tmp_path, doubled, name="b.json")
-    table = compare.compare_runs(allocstress.load([a, b]))
+    table = compare.compare_runs(allocstress.load_runs([a, b]))
     fs = table[table["workload"] == "false-sharing-active"]
     assert len(fs) == 2 and set(fs["metric"]) == {compare.headline_metric("false-sharing-active")} == {"slowdown"}
     assert fs["ratio"].tolist() == pytest.approx([2.0, 2.0])
@@ -160,7 +160,7 @@ def test_differences_compare_workload_params(golden, tmp_path, a_params, b_param
         return change
     a = write_variant(tmp_path, "a.json", with_params(a_params))
     b = write_variant(tmp_path, "b.json", with_params(b_params))
-    runs = allocstress.load([a, b])
+    runs = allocstress.load_runs([a, b])
     notes = compare.differences(runs, compare.compare_runs(runs), "net_cycles_per_pair")
     assert any("differ in workload_params" in n for n in notes) == noted, notes
     assert not any("differ in params" in n for n in notes)

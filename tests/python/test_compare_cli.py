@@ -27,7 +27,7 @@ def scaled_copy(src, dst, factor):
 def test_compare_finds_the_known_factor(golden, tmp_path):
     b = str(tmp_path / "doubled.json")
     scaled_copy(golden, b, 2.0)
-    runs = allocstress.load([golden, b])
+    runs = allocstress.load_runs([golden, b])
     table = compare.compare_runs(runs)
     assert len(table) == 12  # 6 allocators x 2 thread counts, void excluded
     assert table["ratio"].tolist() == pytest.approx([2.0] * 12)
@@ -51,7 +51,7 @@ def test_compare_finds_the_known_factor(golden, tmp_path):
 def test_compare_of_a_run_with_itself_is_neutral(golden, tmp_path):
     same = str(tmp_path / "same.json")
     scaled_copy(golden, same, 1.0)
-    table = compare.compare_runs(allocstress.load([golden, same]))
+    table = compare.compare_runs(allocstress.load_runs([golden, same]))
     assert table["ratio"].tolist() == pytest.approx([1.0] * len(table))
     assert (table["significance"] == "").all()
 
@@ -63,7 +63,7 @@ def test_compare_names_the_cells_it_leaves_out(golden, tmp_path):
                 e.update(status="failed", reason="constructed")
     from conftest import write_variant
     b = write_variant(tmp_path, "b.json", fail_jemalloc)
-    runs = allocstress.load([golden, b])
+    runs = allocstress.load_runs([golden, b])
     table = compare.compare_runs(runs)
     assert "jemalloc" not in set(table["allocator"])
     text = compare.report_text(runs, table, "net_cycles_per_pair")
@@ -74,7 +74,7 @@ def test_same_file_names_in_different_folders_are_told_apart(golden, tmp_path):
     for machine in ("machineA", "machineB"):
         (tmp_path / machine).mkdir()
         scaled_copy(golden, str(tmp_path / machine / "results.json"), 1.0)
-    runs = allocstress.load([str(tmp_path / "machineA" / "results.json"), str(tmp_path / "machineB" / "results.json")])
+    runs = allocstress.load_runs([str(tmp_path / "machineA" / "results.json"), str(tmp_path / "machineB" / "results.json")])
     assert runs.run_names() == ["machineA/results", "machineB/results"]
 
 

@@ -13,7 +13,7 @@ def test_installed_package_imports_and_reads(tmp_path, golden):
     assert r.returncode == 0, r.stderr
     site = prefix / "lib" / "python3" / "dist-packages"
     code = ("import allocstress, sys; print(allocstress.__file__); "
-            f"print(len(allocstress.load([{golden!r}]).cells))")
+            f"print(len(allocstress.load_runs([{golden!r}]).cells))")
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(site)}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr

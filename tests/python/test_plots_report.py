@@ -51,7 +51,7 @@ def test_report_opens_with_the_verdict_of_the_md_table(tmp_path):
 
 
 def test_plots_are_written_as_png_and_svg(golden, tmp_path):
-    table = allocstress.summary_table(allocstress.load([golden]))
+    table = allocstress.summary_table(allocstress.load_runs([golden]))
     for plot in (plots.plot_net_cycles, plots.plot_overhead):
         png = plot(table, "golden-tiny", "alloc-test", str(tmp_path))
         with open(png, "rb") as f:

@@ -5,13 +5,13 @@ import json
 import os
 
 from allocstress import profiles, report, summary_table
-from allocstress.loading import load
+from allocstress.loading import load_runs
 
 PROFILE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "profile-tiny.json"))
 
 
 def test_profile_tables_are_the_records():
-    runs = load([PROFILE])
+    runs = load_runs([PROFILE])
     records = profiles.profile_records(runs)
     assert sorted((r["allocator"], r["threads"]) for _, r in records) == [("jemalloc", 1), ("jemalloc", 2), ("system", 1), ("system", 2)]
     headers, rows = profiles.syscall_rows(records)
@@ -27,7 +27,7 @@ def test_profile_tables_are_the_records():
 
 
 def test_profile_cells_stay_out_of_the_timing_summary():
-    table = summary_table(load([PROFILE]))
+    table = summary_table(load_runs([PROFILE]))
     assert (table["reps_ok"] == 2).all()  # 2 timing repetitions; the profile cell is not one
 
 

@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from allocstress import report, structures
-from allocstress.loading import load
+from allocstress.loading import load_runs
 
 STRUCTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "structures-tiny.json"))
 
@@ -25,7 +25,7 @@ def timing(doc, workload, allocator, threads):
 
 
 def test_structure_table_medians_and_ratios_match_the_entries(doc):
-    table = structures.structure_table(load([STRUCTURES]))
+    table = structures.structure_table(load_runs([STRUCTURES]))
     assert set(table["workload"]) == {"bintree", "linkedlist"}
     assert len(table) == 2 * 5 * 2  # workloads x allocators x thread counts
     for r in table.itertuples():
@@ -41,7 +41,7 @@ def test_structure_table_medians_and_ratios_match_the_entries(doc):
 
 
 def test_cache_sim_table_is_the_simulate_records(doc):
-    runs = load([STRUCTURES])
+    runs = load_runs([STRUCTURES])
     sims = structures.cache_sim_table(runs, structures.structure_table(runs))
     records = [e for e in doc["benchmarks"] if e.get("mode") == "simulate" and e["run_type"] == "iteration"]
     assert len(sims) == len(records) == 2 * 5 * 2
@@ -81,7 +81,7 @@ def test_compare_uses_search_cost_and_ignores_simulated_cells(tmp_path):
     import shutil
     copy = str(tmp_path / "again.json")
     shutil.copy(STRUCTURES, copy)
-    runs = load([STRUCTURES, copy])
+    runs = load_runs([STRUCTURES, copy])
     table = compare.compare_runs(runs)
     assert len(table) == 2 * 5 * 2
     assert set(table["metric"]) == {"search_cycles_per_visit"}

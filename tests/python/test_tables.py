@@ -13,7 +13,7 @@ from conftest import iteration_entries, write_variant
 
 @pytest.fixture
 def table(golden):
-    return allocstress.summary_table(allocstress.load([golden]))
+    return allocstress.summary_table(allocstress.load_runs([golden]))
 
 
 def net_values(doc, allocator, threads, field="net_cycles_per_pair"):
@@ -57,7 +57,7 @@ def test_failed_baseline_repetitions_are_not_counted(tmp_path):
                     e.update(status="failed", reason="constructed failure")
                 else:
                     e["net_cycles_per_pair"] = e["net_ns_per_pair"] = None
-    table = allocstress.summary_table(allocstress.load([write_variant(tmp_path, "f.json", fail_void_reps)]))
+    table = allocstress.summary_table(allocstress.load_runs([write_variant(tmp_path, "f.json", fail_void_reps)]))
     one = table[(table["threads"] == 1) & (table["allocator"] == "jemalloc")].iloc[0]
     assert one["reps_ok"] == 3
     assert one["speed_significance"] == "n/a"  # 3 vs 3 can never reach p < 0.05
@@ -67,7 +67,7 @@ def test_failed_baseline_repetitions_are_not_counted(tmp_path):
 def test_without_system_nothing_is_relative(tmp_path):
     def drop_system(doc):
         doc["benchmarks"] = [e for e in doc["benchmarks"] if e["allocator"] != "system"]
-    table = allocstress.summary_table(allocstress.load([write_variant(tmp_path, "ns.json", drop_system)]))
+    table = allocstress.summary_table(allocstress.load_runs([write_variant(tmp_path, "ns.json", drop_system)]))
     assert table["speed_vs_system"].isna().all()
     assert (table[table["allocator"] != "void"]["notes"].str.contains("nothing to compare")).all()
     assert any("no 'system' allocator" in w for w in tables.table_warnings(table))
@@ -94,7 +94,7 @@ def test_csv_round_trips(table):
 
 
 def test_warnings_say_when_tests_cannot_reach_significance(golden):
-    runs = allocstress.load([golden])
+    runs = allocstress.load_runs([golden])
     few = runs.cells[runs.cells["repetition_index"] < 3]  # keep 3 repetitions of each cell
     table = allocstress.summary_table(allocstress.Runs(runs.paths, runs.documents, few))
     assert (table[table["allocator"].isin(["jemalloc"])]["speed_significance"] == "n/a").all()

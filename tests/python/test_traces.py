@@ -269,7 +269,7 @@ def replay_results(tmp_path, trace_path, change=None):
 
 def test_allocstats_groups_take_the_first_repetition(tmp_path):
     import allocstress
-    groups = traces.allocstats_groups(allocstress.load([replay_results(tmp_path, "/t/x.trace")]))
+    groups = traces.allocstats_groups(allocstress.load_runs([replay_results(tmp_path, "/t/x.trace")]))
     assert len(groups) == 1
     g = groups[0]
     assert (g.run, g.trace, g.threads) == ("replay", "/t/x.trace", 2) and list(g.series) == ["void", "system", "jemalloc"]
@@ -286,7 +286,7 @@ def test_malformed_allocstats_is_one_clear_error(tmp_path):
     with pytest.raises(ResultsError, match=r"benchmarks\[\d+\]: allocstats lacks column\(s\) maxmem_bytes"):
         write_report([path], str(tmp_path / "r"), "test")
     assert not os.path.exists(tmp_path / "r")
-    assert traces.allocstats_groups(allocstress.load([GOLDEN])) == []
+    assert traces.allocstats_groups(allocstress.load_runs([GOLDEN])) == []
 
 
 def svg_links(page):

@@ -114,7 +114,7 @@ def results(tmp_path):
 
 
 def test_xthread_table_has_the_medians_and_the_blowup(results):
-    table = wm.workload_table(allocstress.load([results]), "xthread")
+    table = wm.workload_table(allocstress.load_runs([results]), "xthread")
     frame = table.frame
     assert len(frame) == 6  # 3 allocators x 2 thread counts
     # every key the records hold, in the registry's order of xthread's metrics, unknown ones after
@@ -143,7 +143,7 @@ def test_xthread_table_has_the_medians_and_the_blowup(results):
 
 
 def test_display_and_markdown_show_labels_and_na(results):
-    table = wm.workload_table(allocstress.load([results]), "xthread")
+    table = wm.workload_table(allocstress.load_runs([results]), "xthread")
     headers, rows = wm.display_rows(table)
     assert headers[:4] == ["allocator", "threads", "reps", "overhead ratio"]
     assert "remote-free share" in headers and "new_metric" in headers and headers[-1] == "blowup vs alloc-test [95% CI]"
@@ -155,7 +155,7 @@ def test_display_and_markdown_show_labels_and_na(results):
 
 
 def test_false_sharing_is_only_in_its_own_table(results):
-    runs = allocstress.load([results])
+    runs = allocstress.load_runs([results])
     summary = tables.summary_table(runs)
     assert "false-sharing-active" not in set(summary["workload"])
     assert {"alloc-test", "xthread", "phase-peak"} <= set(summary["workload"])
@@ -169,7 +169,7 @@ def test_false_sharing_is_only_in_its_own_table(results):
 
 
 def test_column_docs_cover_every_column(results):
-    tables_ = wm.workload_tables(allocstress.load([results]))
+    tables_ = wm.workload_tables(allocstress.load_runs([results]))
     docs = {name: meaning for name, _, meaning in wm.column_docs(tables_)}
     for t in tables_:
         assert set(t.frame.columns) <= set(docs), t.workload
@@ -179,7 +179,7 @@ def test_column_docs_cover_every_column(results):
 
 
 def test_phase_groups_take_the_first_repetition_and_sum_the_threads(results):
-    groups = phase_series.phase_groups(allocstress.load([results]))
+    groups = phase_series.phase_groups(allocstress.load_runs([results]))
     assert len(groups) == 1
     g = groups[0]
     assert (g.workload, g.threads, list(g.series), g.every) == ("phase-peak", 2, ["system", "jemalloc"],
@@ -194,7 +194,7 @@ def test_phase_groups_take_the_first_repetition_and_sum_the_threads(results):
 
 
 def test_phase_figure_is_written(results, tmp_path):
-    g = phase_series.phase_groups(allocstress.load([results]))[0]
+    g = phase_series.phase_groups(allocstress.load_runs([results]))[0]
     png = phase_plots.plot_phase(g, "phase-peak test", str(tmp_path / "phase"))
     with open(png, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
@@ -224,7 +224,7 @@ def test_report_has_the_workload_sections(results, tmp_path, output_dir):
 
 def test_alloc_test_files_have_no_workload_section(tmp_path):
     from allocstress import workload_sections
-    runs = allocstress.load([GOLDEN])
+    runs = allocstress.load_runs([GOLDEN])
     assert wm.workload_tables(runs) == [] and phase_series.phase_groups(runs) == []
     assert workload_sections.workload_section([], [], str(tmp_path)) == [] and not os.listdir(tmp_path)
     assert workload_sections.columns_section([]) == []

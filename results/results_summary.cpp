@@ -1,6 +1,7 @@
 // Baseline subtraction, aggregation over repetitions, and the op-stream consistency check.
 #include "results/results_summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -32,6 +33,8 @@ const std::pair<const char*, const char*> kAggregatedMetrics[] = {
     {"peak_live_requested_bytes", "/peak_live_requested_bytes"}, {"minor_faults", "/minor_faults"},
     {"major_faults", "/major_faults"}, {"voluntary_context_switches", "/voluntary_context_switches"},
     {"involuntary_context_switches", "/involuntary_context_switches"}};
+
+constexpr const char* kMedianIntervalMethod = "order statistics (distribution-free interval of the median)";
 
 bool is_ok(const Json& r) { return r.value("status", "") == "ok"; }
 bool is_ok_timing(const Json& r) { return is_ok(r) && is_timing_record(r); }
@@ -95,8 +98,23 @@ Json median_interval_entry(const std::vector<const Json*>& group, const std::str
   if (values.size() != group.size() || values.size() < 2) return nullptr;
   const MedianInterval ci = median_interval(values);
   const double median = summarise(values).median;
-  return {{"low", ci.low}, {"high", ci.high}, {"level", ci.level}, {"n", values.size()},
+  return {{"low", ci.low}, {"high", ci.high}, {"level", ci.level}, {"n", values.size()}, {"method", kMedianIntervalMethod},
           {"relative_half_width", median != 0 ? Json((ci.high - ci.low) / 2 / std::fabs(median)) : Json(nullptr)}};
+}
+
+// The interval of system's median / this cell's median from the two cells' intervals of the speed
+// metric: [system low / mine high, system high / mine low].  It holds the true ratio whenever both
+// intervals hold their medians, so its level is at least level(mine) + level(system) - 1
+// (Bonferroni).  high is null (unbounded) where my interval reaches 0 or below; the whole entry
+// is null where a ratio means nothing (my high or system's low is not above 0).
+Json ratio_interval(const Json& mine, const Json& system) {
+  if (!mine.is_object() || !system.is_object()) return nullptr;
+  const double m_low = mine.at("low").get<double>(), m_high = mine.at("high").get<double>();
+  const double s_low = system.at("low").get<double>(), s_high = system.at("high").get<double>();
+  if (m_high <= 0 || s_low <= 0) return nullptr;
+  return {{"low", s_low / m_high}, {"high", m_low > 0 ? Json(s_high / m_low) : Json(nullptr)},
+          {"level_at_least", std::max(0.0, mine.at("level").get<double>() + system.at("level").get<double>() - 1)},
+          {"method", "system's interval of the median over this cell's (both order-statistic intervals); level by Bonferroni"}};
 }
 
 // "faster" / "slower" than system when the two cells' intervals of the speed metric do not
@@ -243,6 +261,9 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
         Json intervals = Json::object();
         for (const std::string& m : {metric, std::string(has_void_baseline(workload) ? "net_ns_per_pair" : "")})
           if (!m.empty()) intervals[m] = median_interval_entry(group, m);
+        // memory: where every process has a valid overhead ratio (never for the void baseline)
+        if (allocator != kBaselineAllocator && !e.contains("overhead_ratio_invalid") && e["overhead_ratio"].is_number())
+          intervals["overhead_ratio"] = median_interval_entry(group, "overhead_ratio");
         e["intervals"] = intervals;
         if (const Json vc = variance_components(group); !vc.is_null()) e["variance_components"] = vc;
         if (!metric.empty() && allocator == kReferenceAllocator && e[metric].is_number()) {
@@ -265,6 +286,9 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
     e["vs_system"] = !metric.empty() && allocator != kBaselineAllocator && allocator != kReferenceAllocator && ref_interval != reference_interval.end()
                          ? versus_system(e["intervals"].value(metric, Json()), ref_interval->second)
                          : Json(nullptr);
+    e["speed_vs_system_interval"] = usable && allocator != kReferenceAllocator && ref_interval != reference_interval.end()
+                                        ? ratio_interval(e["intervals"].value(metric, Json()), ref_interval->second)
+                                        : Json(nullptr);
   }
   return out;
 }

@@ -12,12 +12,16 @@
 //                         (alloc-test), or median search cycles/visit of `system` / of this
 //                         allocator (structure workloads): > 1 means faster than the system
 //                         allocator at the same workload and thread count.
-//   intervals (median entry) = per metric (the speed metric, and net ns/pair where net), a
-//                         distribution-free interval of the median over the processes with its
-//                         real level (platform/statistics.hpp median_interval); a net figure's
-//                         values are per-process differences, so the baseline's spread is inside.
+//   intervals (median entry) = per metric (the speed metric, net ns/pair where net, and
+//                         overhead_ratio where every process has a valid one), a distribution-free
+//                         interval of the median over the processes with its real level and method
+//                         (platform/statistics.hpp median_interval); a net figure's values are
+//                         per-process differences, so the baseline's spread is inside.
 //   vs_system (median entry) = "faster", "slower" or "indistinguishable" (the two intervals of the
 //                         speed metric overlap: the ratio is not a ranking).
+//   speed_vs_system_interval (median entry) = {low, high, level_at_least, method}: system's interval
+//                         over this cell's, which holds speed_vs_system whenever both intervals hold
+//                         their medians (level >= the sum of both levels - 1); high null = unbounded.
 //   variance_components (median entry of alloc-test) = within- and between-process variance
 //                         from the records' segments (variance_components.hpp).
 //   Disturbed records (interference.disturbed: another task ran on a worker's CPU) are left out

@@ -51,6 +51,30 @@ Aggregates aggregates_of(const Json& benchmarks) {
   return agg;
 }
 
+// "Warnings of single cells": each distinct warning a record carries, once per cell (workload,
+// allocator, threads, mode), with how many of the cell's processes gave it.
+void cell_warnings(std::ostringstream& md, const Json& benchmarks) {
+  using Key = std::tuple<std::string, std::string, unsigned, std::string>;  // + mode
+  std::map<Key, std::size_t> processes;
+  std::map<std::pair<Key, std::string>, std::size_t> given;
+  std::vector<std::pair<Key, std::string>> order;
+  for (const auto& e : benchmarks) {
+    if (e.value("run_type", "iteration") != "iteration") continue;
+    const Key key{e.value("workload", "alloc-test"), e.value("allocator", "?"), e.value("threads", 0u), e.value("mode", "timing")};
+    ++processes[key];
+    for (const auto& w : e.value("warnings", Json::array()))
+      if (w.is_string() && given[{key, w.get<std::string>()}]++ == 0) order.emplace_back(key, w.get<std::string>());
+  }
+  if (order.empty()) return;
+  md << "\nWarnings of single cells:\n";
+  for (const auto& [key, text] : order) {
+    const auto& [workload, allocator, threads, mode] = key;
+    md << "- " << allocator << " x " << workload << " at " << threads << " thread" << (threads == 1 ? "" : "s")
+       << (mode == "timing" ? "" : " (" + mode + ")") << ", " << given[{key, text}] << " of " << processes[key] << " process(es): " << text
+       << "\n";
+  }
+}
+
 // What the workload's parameters were: its registry entry describes them.
 std::string params_line(const std::string& workload, const Json& plan) {
   const WorkloadEntry* e = find_workload(workload);
@@ -124,6 +148,7 @@ std::string markdown_table(const Json& results) {
     md << "\nWarnings:\n";
     for (const auto& w : ctx.at("warnings")) md << "- " << w.get<std::string>() << "\n";
   }
+  cell_warnings(md, results.at("benchmarks"));
   return md.str();
 }
 

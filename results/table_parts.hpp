@@ -29,9 +29,17 @@ struct Aggregates {
 std::string fixed(const Json& v, int decimals);
 std::string mib(const Json& bytes, int decimals = 1);
 
+// A cell is unstable when its interval of the median is wider than ±10% of the median: this run
+// cannot place it to better than that (the tables mark it with a dagger).
+inline constexpr double kUnstableRelativeHalfWidth = 0.10;
+bool is_unstable(const Json& interval);
+// A ratio with two decimals below 10, one above.
+std::string ratio_text(double ratio);
+
 // "[low, high] (level%)" of the median entry's interval of metric m, or "n/a".
 std::string interval_text(const Json& median, const Metric& m);
-// The speed ratio against system, or "indistinguishable" where the intervals overlap.
+// The speed ratio against system with its interval ("2.10 [1.90, 2.30]"), "indistinguishable"
+// where the two cells' intervals overlap, "n/a" without both intervals.
 std::string versus_system_text(const Json& median);
 
 // One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.

@@ -1,7 +1,13 @@
-// The verdict at the top of the Markdown summary: per workload and thread count, the allocators
-// ranked by the median of the headline metric with their intervals, "<" where two neighbours'
-// intervals do not overlap and "≈" where they do (indistinguishable at this precision); then the
-// counts tier's ranking, which is exact and identical on every run.
+// The verdict at the top of the Markdown summary (and of the HTML report, through _core).  Per
+// workload and thread count:
+//   - cost: allocators ranked by the median of the workload's headline metric, each with its
+//     interval of the median; consecutive allocators whose intervals overlap pairwise form one
+//     tied group (this run cannot order them).  One sentence per group: its members, "indistinguishable
+//     from each other" where there are several, and each member's ratio against system (glibc) with
+//     the ratio's interval (results_summary.hpp: speed_vs_system_interval);
+//   - memory: the same grouping on the overhead ratio (lower is leaner);
+// then the counts tier's ranking, which is exact and identical on every run.  Figures whose
+// interval is wider than ±10% of the median carry a dagger (unstable).
 #include <algorithm>
 
 #include "cells/workload_registry.hpp"
@@ -15,61 +21,149 @@ namespace {
 struct Ranked {
   std::string allocator;
   double median, low, high;
+  bool unstable;
+  std::string versus;      // the ratio against system in words ("" for memory and where there is none)
+  bool reference = false;  // system itself
 };
 
-// "a 1.0 [0.9, 1.1] < b 2.0 [...] ≈ c ...": costs ascending.
-std::string chain(std::vector<Ranked> rows, const Metric& m) {
+constexpr const char* kIndistinguishableFromSystem = "indistinguishable from system";
+
+bool overlap(const Ranked& a, const Ranked& b) { return !(a.high < b.low || b.high < a.low); }
+
+// Ascending medians cut into groups whose members' intervals overlap pairwise.
+std::vector<std::vector<Ranked>> tied_groups(std::vector<Ranked> rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const Ranked& a, const Ranked& b) { return a.median < b.median; });
-  std::string out;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) out += rows[i - 1].high < rows[i].low ? " < " : " ≈ ";
-    out += "**" + rows[i].allocator + "** " + fixed(Json(rows[i].median), m.decimals) + " [" + fixed(Json(rows[i].low), m.decimals) + ", " +
-           fixed(Json(rows[i].high), m.decimals) + "]";
+  std::vector<std::vector<Ranked>> groups;
+  for (const Ranked& r : rows) {
+    if (!groups.empty() && std::all_of(groups.back().begin(), groups.back().end(), [&](const Ranked& m) { return overlap(m, r); }))
+      groups.back().push_back(r);
+    else
+      groups.push_back({r});
   }
+  return groups;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
   return out;
 }
 
-void timing_lines(std::ostringstream& md, const std::string& workload, const Aggregates& agg) {
-  const WorkloadEntry* entry = find_workload(workload);
-  const Metric* m = entry != nullptr ? headline_metric(*entry) : nullptr;
-  if (m == nullptr || m->place != MetricPlace::record) return;
-  std::vector<unsigned> threads;
-  for (const CellKey& key : agg.order)
-    if (std::get<0>(key) == workload && std::find(threads.begin(), threads.end(), std::get<2>(key)) == threads.end())
-      threads.push_back(std::get<2>(key));
-  for (unsigned t : threads) {
-    std::vector<Ranked> rows;
-    double lowest_level = 1;
-    std::size_t without = 0;
-    for (const CellKey& key : agg.order) {
-      if (std::get<0>(key) != workload || std::get<2>(key) != t || (entry->void_baseline && std::get<1>(key) == "void")) continue;
-      const Json& med = *agg.get(key, "median");
-      const Json& iv = med.value("intervals", Json::object()).value(std::string(m->name), Json());
-      if (!iv.is_object() || !med.value(std::string(m->name), Json()).is_number()) {
-        ++without;
-        continue;
-      }
-      rows.push_back({std::get<1>(key), med.at(std::string(m->name)).get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>()});
-      lowest_level = std::min(lowest_level, iv.at("level").get<double>());
+// Phrases "2.10× [...] cheaper than system" of several members share their ending: said once.
+std::string versus_sentence(const std::vector<std::string>& phrases) {
+  for (const std::string ending : {" cheaper than system", " more expensive than system"}) {
+    if (!std::all_of(phrases.begin(), phrases.end(), [&](const std::string& p) { return p.ends_with(ending); })) continue;
+    std::vector<std::string> heads;
+    for (const std::string& p : phrases) heads.push_back(p.substr(0, p.size() - ending.size()));
+    return joined(heads) + ending;
+  }
+  return joined(phrases);
+}
+
+// "- 1: **a** 1.0 [0.9, 1.1] and **b** 1.2 [...]†: indistinguishable from each other; 2.10× [...] and 2.00× [...] cheaper than system"
+void group_lines(std::ostringstream& md, const std::vector<std::vector<Ranked>>& groups, int decimals) {
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const bool with_reference = std::any_of(groups[g].begin(), groups[g].end(), [](const Ranked& r) { return r.reference; });
+    std::vector<std::string> members, versus;
+    for (const Ranked& r : groups[g]) {
+      members.push_back("**" + r.allocator + "** " + fixed(Json(r.median), decimals) + (r.unstable ? "†" : "") + " [" +
+                        fixed(Json(r.low), decimals) + ", " + fixed(Json(r.high), decimals) + "]" + (r.reference ? " (reference)" : ""));
+      // "indistinguishable from system" says nothing more in system's own group
+      if (!r.versus.empty() && !(with_reference && r.versus == kIndistinguishableFromSystem)) versus.push_back(r.versus);
     }
-    if (rows.empty()) continue;
-    md << "- **" << workload << ", " << t << " thread" << (t == 1 ? "" : "s") << "**, timing (" << m->label << ", median [interval], levels "
-       << fixed(Json(100 * lowest_level), 1) << "% or more): " << chain(rows, *m);
-    if (without > 0) md << " (" << without << " allocator(s) without an interval: fewer than 2 processes)";
+    md << "- " << g + 1 << ": " << joined(members);
+    std::vector<std::string> said;
+    if (groups[g].size() > 1) said.push_back("indistinguishable from each other");
+    if (!versus.empty()) said.push_back(versus_sentence(versus));
+    for (std::size_t i = 0; i < said.size(); ++i) md << (i == 0 ? ": " : "; ") << said[i];
     md << "\n";
   }
+}
+
+// The allocator's ratio against system in words, with its interval: "2.10× [1.90, 2.30] cheaper
+// than system", "1.40× [1.20, 1.70] more expensive than system", "indistinguishable from system".
+std::string versus_system_words(const Json& median) {
+  const Json& verdict = median.value("vs_system", Json());
+  const Json& speed = median.value("speed_vs_system", Json());
+  const Json& iv = median.value("speed_vs_system_interval", Json());
+  if (verdict == "indistinguishable") return kIndistinguishableFromSystem;
+  if (!speed.is_number() || !iv.is_object() || verdict.is_null()) return "";
+  const bool cheaper = verdict == "faster";
+  const double low = iv.at("low").get<double>();
+  const Json& high = iv.at("high");
+  // A cost ratio is the inverse of the speed ratio: its interval is [1 / high, 1 / low].
+  const double value = cheaper ? speed.get<double>() : 1 / speed.get<double>();
+  const Json lo = cheaper ? Json(low) : high.is_number() ? Json(1 / high.get<double>()) : Json(0.0);
+  const Json hi = cheaper ? high : Json(1 / low);
+  return ratio_text(value) + "× [" + ratio_text(lo.get<double>()) + ", " + (hi.is_number() ? ratio_text(hi.get<double>()) : "unbounded") +
+         "] " + (cheaper ? "cheaper than" : "more expensive than") + " system";
+}
+
+void cost_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Metric& m, const Aggregates& agg,
+                bool net_of_void) {
+  std::vector<Ranked> rows;
+  double lowest_level = 1, lowest_ratio_level = 1;
+  bool any_ratio = false;
+  std::size_t without = 0;
+  for (const CellKey& key : agg.order) {
+    if (std::get<0>(key) != workload || std::get<2>(key) != threads || (net_of_void && std::get<1>(key) == kBaselineAllocator)) continue;
+    const Json& med = *agg.get(key, "median");
+    const Json& iv = med.value("intervals", Json::object()).value(std::string(m.name), Json());
+    if (!iv.is_object() || !med.value(std::string(m.name), Json()).is_number()) {
+      ++without;
+      continue;
+    }
+    const bool reference = std::get<1>(key) == kReferenceAllocator;
+    const std::string versus = reference ? "" : versus_system_words(med);
+    if (const Json& r = med.value("speed_vs_system_interval", Json()); r.is_object() && versus.find('[') != std::string::npos) {
+      any_ratio = true;
+      lowest_ratio_level = std::min(lowest_ratio_level, r.at("level_at_least").get<double>());
+    }
+    rows.push_back({std::get<1>(key), med.at(std::string(m.name)).get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(),
+                    is_unstable(iv), versus, reference});
+    lowest_level = std::min(lowest_level, iv.at("level").get<double>());
+  }
+  if (rows.empty()) return;
+  md << "\n**" << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s") << "**: cost in " << m.label
+     << ", cheapest first (median [interval of the median, order statistics, level " << fixed(Json(100 * lowest_level), 1)
+     << "% or more]" << (any_ratio ? "; ratios against system, level " + fixed(Json(100 * lowest_ratio_level), 1) + "% or more" : "")
+     << ")\n";
+  group_lines(md, tied_groups(rows), m.decimals);
+  if (without > 0) md << "- not ranked: " << without << " allocator(s) without an interval (fewer than 2 processes)\n";
+}
+
+void memory_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Aggregates& agg) {
+  std::vector<Ranked> rows;
+  std::vector<std::string> invalid;
+  double lowest_level = 1;
+  for (const CellKey& key : agg.order) {
+    if (std::get<0>(key) != workload || std::get<2>(key) != threads || std::get<1>(key) == kBaselineAllocator) continue;
+    const Json& med = *agg.get(key, "median");
+    if (med.contains("overhead_ratio_invalid")) invalid.push_back(std::get<1>(key));
+    const Json& iv = med.value("intervals", Json::object()).value("overhead_ratio", Json());
+    if (!iv.is_object() || !med.value("overhead_ratio", Json()).is_number()) continue;
+    rows.push_back({std::get<1>(key), med.at("overhead_ratio").get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(),
+                    is_unstable(iv), ""});
+    lowest_level = std::min(lowest_level, iv.at("level").get<double>());
+  }
+  if (rows.empty()) return;
+  md << "\n**" << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s")
+     << "**: memory, overhead ratio (peak RSS growth per live byte), leanest first (median [interval of the median, order statistics, level "
+     << fixed(Json(100 * lowest_level), 1) << "% or more])\n";
+  group_lines(md, tied_groups(rows), 2);
+  if (!invalid.empty()) md << "- not ranked: " << joined(invalid) << " (overhead ratio invalid: below 1)\n";
 }
 
 void counts_line(std::ostringstream& md, const std::string& workload, const Json& benchmarks) {
   std::vector<Ranked> rows;
   for (const auto& e : benchmarks)
-    if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.at("allocator") != "void") {
+    if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.at("allocator") != kBaselineAllocator) {
       const Json& v = e.at("counts").value("net_estimated_cycles_per_unit", Json());
-      if (v.is_number()) rows.push_back({e.at("allocator").get<std::string>(), v.get<double>(), v.get<double>(), v.get<double>()});
+      if (v.is_number()) rows.push_back({e.at("allocator").get<std::string>(), v.get<double>(), v.get<double>(), v.get<double>(), false, ""});
     }
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(), [](const Ranked& a, const Ranked& b) { return a.median < b.median; });
-  md << "- **" << workload << ", counts tier** (net estimated cycles/pair, 1 thread; exact, the same on every run): ";
+  md << "\n**" << workload << ", counts tier** (net estimated cycles/pair, 1 thread; exact, the same on every run): ";
   for (std::size_t i = 0; i < rows.size(); ++i)
     md << (i == 0 ? "" : rows[i - 1].median < rows[i].median ? " < " : " = ") << "**" << rows[i].allocator << "** " << fixed(Json(rows[i].median), 1);
   md << "\n";
@@ -80,12 +174,24 @@ void counts_line(std::ostringstream& md, const std::string& workload, const Json
 void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, const Json& benchmarks, const Aggregates& agg) {
   std::ostringstream lines;
   for (const auto& w : workloads) {
-    timing_lines(lines, w, agg);
+    const WorkloadEntry* entry = find_workload(w);
+    const Metric* m = entry != nullptr ? headline_metric(*entry) : nullptr;
+    if (m != nullptr && m->place == MetricPlace::record) {
+      std::vector<unsigned> threads;
+      for (const CellKey& key : agg.order)
+        if (std::get<0>(key) == w && std::find(threads.begin(), threads.end(), std::get<2>(key)) == threads.end()) threads.push_back(std::get<2>(key));
+      for (unsigned t : threads) {
+        cost_lines(lines, w, t, *m, agg, entry->void_baseline);
+        memory_lines(lines, w, t, agg);
+      }
+    }
     counts_line(lines, w, benchmarks);
   }
   if (lines.str().empty()) return;
-  md << "\n### Verdict\n\nCheapest first. `<`: the two intervals do not overlap; `≈`: they overlap, so this run cannot tell the two "
-        "apart (rank those by the counts tier, or run more processes: `--target-ci`).\n\n"
+  md << "\n### Verdict\n\nRanked groups: allocators in one group have pairwise overlapping intervals, so this run cannot order them "
+        "(order them by the counts tier, or run more processes: `--target-ci`). A ratio against system is system's median over the "
+        "allocator's, with the interval of system's interval over the allocator's. †: unstable, the interval is wider than ±"
+     << fixed(Json(100 * kUnstableRelativeHalfWidth), 0) << "% of the median.\n"
      << lines.str();
 }
 

@@ -44,9 +44,21 @@ std::string interval_text(const Json& median, const Metric& m) {
   return "[" + shown(iv.at("low"), m) + ", " + shown(iv.at("high"), m) + "] (" + fixed(Json(100 * iv.at("level").get<double>()), 1) + "%)";
 }
 
+bool is_unstable(const Json& interval) {
+  const Json& w = interval.is_object() ? interval.value("relative_half_width", Json()) : Json();
+  return w.is_number() && w.get<double>() > kUnstableRelativeHalfWidth;
+}
+
+std::string ratio_text(double ratio) { return fixed(Json(ratio), ratio < 10 ? 2 : 1); }
+
 std::string versus_system_text(const Json& median) {
   if (median.value("vs_system", Json()) == "indistinguishable") return "indistinguishable";
-  return fixed(median.value("speed_vs_system", Json()), 2);
+  const Json& speed = median.value("speed_vs_system", Json());
+  const Json& iv = median.value("speed_vs_system_interval", Json());
+  if (!speed.is_number() || !iv.is_object()) return "n/a";
+  const Json& high = iv.at("high");
+  return ratio_text(speed.get<double>()) + " [" + ratio_text(iv.at("low").get<double>()) + ", " +
+         (high.is_number() ? ratio_text(high.get<double>()) : std::string("unbounded")) + "]";
 }
 
 void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined) {
@@ -68,7 +80,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
     md << " " << m->label << " |";
     rule += "---:|";
     if (m == headline) {
-      md << " CV | interval (level) |" << (vs_system ? " vs system |" : "");
+      md << " CV % | interval (level) |" << (vs_system ? " vs system [interval] |" : "");
       rule += vs_system ? "---:|---:|---:|" : "---:|---:|";
     }
   }
@@ -98,11 +110,13 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
         md << " invalid (< 1) |";
         invalid_overhead = true;
       }
-      else md << " " << shown(value_of(med, *m), *m) << " |";
+      else md << " " << shown(value_of(med, *m), *m)
+              << (m == headline && !baseline && is_unstable(med.value("intervals", Json::object()).value(std::string(m->name), Json())) ? "†" : "")
+              << " |";
       if (m != headline) continue;
       // void's spread is that of its raw cost (its net cost is 0)
       const Json& spread = cv == nullptr ? Json() : baseline ? cv->value("cycles_per_pair", Json()) : value_of(*cv, *m);
-      md << " " << fixed(spread, 3) << " | " << (baseline && net_of_void ? std::string("-") : interval_text(med, *m)) << " |";
+      md << " " << (spread.is_number() ? fixed(Json(100 * spread.get<double>()), 1) : std::string("n/a")) << " | " << (baseline && net_of_void ? std::string("-") : interval_text(med, *m)) << " |";
       if (vs_system) md << " " << (baseline ? std::string("-") : versus_system_text(med)) << " |";
     }
     if (!companion.empty()) md << " " << (baseline ? std::string("-") : companion_ratio(key, companion, med, agg)) << " |";
@@ -116,16 +130,19 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
     else repeated = true;
   }
   if (headline != nullptr) {
-    md << " **CV**: coefficient of variation of " << headline->label << " over repetitions";
+    md << " **CV %**: coefficient of variation of " << headline->label << " over repetitions, in percent of the mean";
     md << (entry->void_baseline ? " (of raw cycles/pair for void)." : ".");
     md << " **interval (level)**: a distribution-free interval of the median (order statistics) with its real coverage, which is "
-          "below 95% with 5 or fewer processes"
+          "below 95% with 5 or fewer processes; **†** marks an unstable figure, whose interval is wider than ±"
+       << fixed(Json(100 * kUnstableRelativeHalfWidth), 0) << "% of its median"
        << (entry->void_baseline ? "; each value is one allocator process minus the void process of the same repetition, so void's own "
                                   "spread is inside."
                                 : ".");
     if (vs_system)
-      md << " **vs system**: median " << headline->label << " of system / of this allocator: > 1 is cheaper than glibc; "
-            "**indistinguishable** where the two intervals overlap (no ranking).";
+      md << " **vs system [interval]**: median " << headline->label << " of system / of this allocator: > 1 is cheaper than glibc; "
+            "the interval is system's interval over this allocator's (it holds the ratio whenever both intervals hold their medians: "
+            "level at least the sum of both levels - 1; unbounded where this allocator's interval reaches 0); **indistinguishable** "
+            "where the two intervals overlap (no ranking).";
   }
   if (repeated) md << " Columns defined under an earlier table mean the same here.";
   if (invalid_overhead)

@@ -29,6 +29,17 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
+// Under a cell's progress line: each of its record's warnings, and why an ok process was
+// disturbed (it is left out of the figures and replaced), so the reader sees them as they happen.
+void print_cell_notes(const nlohmann::json& record) {
+  for (const auto& w : record.value("warnings", nlohmann::json::array()))
+    if (w.is_string()) std::cerr << "          warning: " << w.get<std::string>() << "\n";
+  const nlohmann::json& interference = record.value("interference", nlohmann::json::object());
+  if (interference.value("disturbed", false))
+    for (const auto& why : interference.value("disturbed_by", nlohmann::json::array()))
+      if (why.is_string()) std::cerr << "          disturbed (left out): " << why.get<std::string>() << "\n";
+}
+
 const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
   for (const auto& a : plan.allocators)
     if (a.name == name) return a;
@@ -118,6 +129,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
                     clock_text(steady_seconds() - started_s).c_str(), plan.time_budget_s > 0 ? clock_text(plan.time_budget_s).c_str() : "none");
     }
     std::cerr << line << (ok ? "" : "  (" + record.value("reason", std::string("?")) + ")") << "\n";
+    print_cell_notes(record);
     return outcome.elapsed_s;
   };
   for (const auto& cell : cells)

@@ -1,7 +1,7 @@
 # End to end: a tiny matrix over every installed allocator produces a schema-valid results file
 # in which every cell is ok, every allocator saw the same operation stream, and a Markdown table;
 # the default counts tier adds one counts cell per allocator at 1 thread, net of void, ranked in
-# its own table.
+# its own table.  The summary opens with the verdict.
 source "$(dirname "$0")/lib.sh"
 
 "$ALLOCSTRESS" matrix --out "$T/r.json" --threads 1-2 --reps 2 "${TINY[@]}" >"$T/out" 2>"$T/log" \
@@ -31,6 +31,17 @@ PY
 grep -q "^### Counts tier: alloc-test (deterministic" "$T/r.md" && pass || fail "no counts table in the Markdown summary"
 grep -q "different operation streams" "$T/r.json" && fail "allocators saw different operation streams" || pass
 grep -q "net cycles/pair" "$T/out" && pass || fail "table not printed"
+# the verdict comes first: cost and memory rankings per thread count, then the counts tier
+/usr/bin/python3 - "$T/r.md" <<'PY' && pass || fail "the Markdown summary does not open with the verdict"
+import sys
+md = open(sys.argv[1]).read()
+verdict = md.index("### Verdict")
+assert verdict < md.index("### alloc-test"), "verdict after the tables"
+for t in ("1 thread", "2 threads"):
+    assert f"**alloc-test, {t}**: cost in net cycles/pair, cheapest first" in md, t
+assert "**alloc-test, counts tier**" in md
+assert "- 1: **" in md[verdict:]
+PY
 [ ! -e "$T/r.json.journal.jsonl" ] && pass || fail "journal left behind"
 [ ! -e "$T/r.json.scratch" ] && pass || fail "the cells' scratch folder was left behind"
 [ -s "$T/r-report/index.html" ] && grep -q "report:  $T/r-report/index.html" "$T/out" && pass || fail "matrix did not end with the HTML report"

@@ -1,6 +1,7 @@
 # The cross-thread workloads through `allocstress run`: xthread at remote share 0/50/100 and
 # larson on a drop-in (system) and an in-tree (pool) allocator at 2 threads; share 0 is
-# alloc-test's stream; one thread warns; bad parameters give one error line and exit 2.
+# alloc-test's stream; one thread warns (on the console and under
+# the matrix summary too); bad parameters give one error line and exit 2.
 source "$(dirname "$0")/../lib.sh"
 
 # check NAME PYTHON-EXPRESSION -- COMMAND...: runs the cell, then evaluates the expression on its
@@ -48,6 +49,13 @@ check "larson 1 thread" 'm["remote_frees"] == 0 and any("one thread" in w for w 
   -- "$ALLOCSTRESS" run --allocator pool --workload larson --threads 1 "${TINY[@]}" --larson-rounds 4
 
 # Bad parameters.
+# A cell's warning reaches the reader: on the console as the cell ends, and under the Markdown summary.
+"$ALLOCSTRESS" matrix --workload xthread --allocators system --threads 1 --reps 1 --no-counts "${TINY[@]}" -o "$T/x.json" >"$T/x.out" 2>"$T/x.err" \
+  && pass || fail "xthread matrix exited $?: $(tail -2 "$T/x.err")"
+grep -q "^          warning: xthread with one thread: no other thread" "$T/x.err" && pass || fail "the cell's warning is not on the console"
+grep -q "^- system x xthread at 1 thread, [1-9][0-9]* of [1-9][0-9]* process(es): xthread with one thread: no other thread" "$T/x.md" \
+  && pass || fail "the cell's warning is not under the Markdown summary"
+
 expect_error 2 "--remote-share"  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 --remote-share 150
 expect_error 2 "queue capacity"  -- "$ALLOCSTRESS" run --allocator system --workload xthread --threads 2 --queue-capacity 0
 expect_error 2 "rounds"          -- "$ALLOCSTRESS" run --allocator system --workload larson --threads 2 --larson-rounds 0

@@ -136,6 +136,12 @@ TEST(ResultsSummary, IntervalsSayIndistinguishableWhereTheyOverlap) {
   EXPECT_EQ(median["mimalloc"]["vs_system"], "indistinguishable");
   EXPECT_TRUE(median["system"]["vs_system"].is_null());
   EXPECT_TRUE(median["jemalloc"]["intervals"].contains("net_ns_per_pair"));
+  // system's [50, 55] over jemalloc's [20, 25], at least 2 (1 - 2^-5) - 1 when both hold
+  const Json& ratio = median["jemalloc"]["speed_vs_system_interval"];
+  EXPECT_DOUBLE_EQ(ratio["low"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(ratio["high"].get<double>(), 2.75);
+  EXPECT_NEAR(ratio["level_at_least"].get<double>(), 1 - 2.0 / 32, 1e-12);
+  EXPECT_TRUE(median["system"]["speed_vs_system_interval"].is_null());
 }
 
 TEST(ResultsSummary, DisturbedRecordsAreLeftOutAndSoAreTheirPairs) {

@@ -27,13 +27,21 @@ const Json& value_of(const Json& aggregate, const Metric& m) {
 
 std::string shown(const Json& v, const Metric& m) { return m.mib ? mib(v, m.decimals) : fixed(v, m.decimals); }
 
-// The workload's overhead ratio over its companion's at the same allocator and threads.
+// The workload's overhead ratio over its companion's at the same allocator and threads, with the
+// interval of the two overhead intervals (this low / companion high, this high / companion low),
+// or n/a.
 std::string companion_ratio(const CellKey& key, const std::string& companion, const Json& median, const Aggregates& agg) {
   const Json* ref = agg.get(CellKey{companion, std::get<1>(key), std::get<2>(key)}, "median");
   if (ref == nullptr) return "n/a";
   const Json& a = ref->value("overhead_ratio", Json());
   const Json& x = median.value("overhead_ratio", Json());
-  return a.is_number() && x.is_number() && a.get<double>() > 0 ? fixed(Json(x.get<double>() / a.get<double>()), 3) : "n/a";
+  if (!a.is_number() || !x.is_number() || a.get<double>() <= 0) return "n/a";
+  const Json& ai = ref->value("intervals", Json::object()).value("overhead_ratio", Json());
+  const Json& xi = median.value("intervals", Json::object()).value("overhead_ratio", Json());
+  const std::string value = fixed(Json(x.get<double>() / a.get<double>()), 3);
+  if (!ai.is_object() || !xi.is_object() || ai.at("low").get<double>() <= 0) return value + " [n/a]";
+  return value + " [" + fixed(Json(xi.at("low").get<double>() / ai.at("high").get<double>()), 3) + ", " +
+         fixed(Json(xi.at("high").get<double>() / ai.at("low").get<double>()), 3) + "]";
 }
 
 }  // namespace
@@ -85,7 +93,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
     }
   }
   if (!companion.empty()) {
-    md << " blowup vs " << companion << " |";
+    md << " blowup vs " << companion << " [interval] |";
     rule += "---:|";
   }
   md << "\n" << rule << "\n";
@@ -152,8 +160,9 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
     md << " **disturbed**: processes during which another task held a worker's CPU (or the hypervisor stole it, or a pinned "
           "worker migrated); left out of every figure here (each record's interference block says why).";
   if (!companion.empty())
-    md << " **blowup vs " << companion << "**: this overhead ratio / " << companion << "'s at the same allocator and threads ("
-       << entry->companion_reason << ").";
+    md << " **blowup vs " << companion << " [interval]**: this overhead ratio / " << companion << "'s at the same allocator and threads ("
+       << entry->companion_reason << "); the interval is this cell's interval of the overhead ratio over " << companion
+       << "'s (level at least the sum of both levels - 1; n/a without both).";
   md << "\n";
 }
 

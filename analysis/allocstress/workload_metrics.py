@@ -266,7 +266,7 @@ def display_rows(table: WorkloadTable) -> tuple[list[str], list[list[str]]]:
     entry = catalogue.workload(table.workload)
     void_baseline = entry["void_baseline"] if entry else table.workload not in FALSE_SHARING_WORKLOADS
     headers = (["run"] if multi_run else []) + ["allocator", "threads", "reps"] + ([over["label"]] if overhead else []) + [
-        _label(k) for k in table.metrics.values()] + ([f"blowup vs {table.companion} [95% CI]"] if blowup else [])
+        _label(k) for k in table.metrics.values()] + ([f"blowup vs {table.companion} [95% bootstrap]"] if blowup else [])
     rows = []
     for _, r in frame.iterrows():  # metric names need not be identifiers: not itertuples
         baseline = void_baseline and r["allocator"] == BASELINE

@@ -74,7 +74,7 @@ def test_structure_columns_are_the_catalogue_definitions():
                         ("set_histogram_max_over_mean", "placement_metrics"), ("overhead_ratio", "record")):
         m = entry(name, place)
         assert docs[name][0] == m["unit"] and m["definition"] in docs[name][1], name
-        assert m["label"] in headers or m["label"] + " [95% CI]" in headers, name
+        assert m["label"] in headers or m["label"] + " [interval of the median, order statistics]" in headers, name
 
 
 def test_workload_table_labels_units_and_meanings_are_the_catalogue(tmp_path):

@@ -21,6 +21,7 @@ from . import catalogue, geomean, latex_table, summary_display, table_model
 from . import statistics as st
 from .table_model import DisplayTable
 from .loading import Runs, measured_timing
+from .median_intervals import median_interval, overlap_verdict, recorded_intervals
 
 REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
@@ -103,41 +104,6 @@ def _overhead(frame: pd.DataFrame) -> tuple:
 
 def _median(values) -> float:
     return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
-
-
-def recorded_intervals(runs: Runs) -> dict:
-    """(run, workload, allocator, threads) -> the net_cycles_per_pair interval the C++ median
-    aggregate entry recorded ({low, high, level, method?, ...}), for files that have them."""
-    out = {}
-    for run, doc in zip(runs.run_names(), runs.documents):
-        for e in doc["benchmarks"]:
-            if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and e.get("mode", "timing") == "timing":
-                interval = (e.get("intervals") or {}).get("net_cycles_per_pair")
-                if isinstance(interval, dict) and all(isinstance(interval.get(k), (int, float)) for k in ("low", "high", "level")):
-                    out[(run, e["workload"], e["allocator"], int(e["threads"]))] = interval
-    return out
-
-
-def median_interval(values, recorded: dict | None = None) -> dict:
-    """{median, low, high, level, method, rel_half_width} of a cell: the recorded interval when
-    given, else the order-statistic one of `values` (NaN ends below 2 values)."""
-    a = st.clean(values)
-    median = _median(a)
-    if recorded:
-        low, high, level = float(recorded["low"]), float(recorded["high"]), float(recorded["level"])
-        method = recorded.get("method") or "order statistics"
-    else:
-        (low, high, level), method = st.median_ci(a), "order statistics"
-    rel = (high - low) / 2 / abs(median) if math.isfinite(low) and math.isfinite(median) and median != 0 else math.nan
-    return {"median": median, "low": low, "high": high, "level": level, "method": method, "rel_half_width": rel}
-
-
-def overlap_verdict(mine: dict, ref: dict, below: str, above: str) -> str:
-    """`below` / `above` when `mine`'s interval lies wholly below / above `ref`'s,
-    'indistinguishable' when they overlap, '' when either is missing."""
-    if not all(math.isfinite(x) for x in (mine["low"], mine["high"], ref["low"], ref["high"])):
-        return ""
-    return below if mine["high"] < ref["low"] else above if mine["low"] > ref["high"] else "indistinguishable"
 
 
 def summary_table(runs: Runs) -> pd.DataFrame:

@@ -19,14 +19,15 @@ SHORT_WORDS = {"indistinguishable": "indist.", "reference": "ref."}  # explained
 WORDS_NOTE = ("indist.: indistinguishable from system (the two medians' intervals overlap: no ranking); "
               "ref.: system itself, the reference")
 SHORT_METHODS = {"interval of the median (": "", ")": "", "interval: ": "", "order statistics": "order stat.",
-                 "95% percentile bootstrap": "95% bootstrap"}
+                 "the two medians' intervals divided (Bonferroni)": "Bonferroni"}
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
-            "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", UNSTABLE_MARK: r"\dag{}", "±": r"$\pm$"}
+            "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", UNSTABLE_MARK: r"\dag{}", "±": r"$\pm$", "≥": r"$\geq$",
+            "∞": r"$\infty$"}
 
 
 def escape(text: str) -> str:
-    return re.sub(r"[\\{}_%&#$~^†±]", lambda m: _SPECIAL[m.group(0)], text)  # one pass: no double escaping
+    return re.sub(r"[\\{}_%&#$~^†±≥∞]", lambda m: _SPECIAL[m.group(0)], text)  # one pass: no double escaping
 
 
 def _stack(text: str, align: str) -> str:
@@ -53,7 +54,7 @@ def _cell(cell, column: Column, letters: dict) -> tuple[str, str]:
         main += r"\rlap{\textsuperscript{\dag}}"
     elif mark:
         main += rf"\rlap{{\textsuperscript{{{mark.strip('()')}}}}}"
-    return main, (rf"{{\scriptsize {interval}}}" if interval else "")
+    return main, (rf"{{\scriptsize {escape(interval)}}}" if interval else "")
 
 
 def render(model: DisplayTable, column_set: str, caption: str, label: str, unstable_note: str) -> str:

@@ -16,17 +16,21 @@ import numpy as np
 from . import statistics as st
 
 
-def recorded_intervals(runs) -> dict:
-    """(run, workload, allocator, threads) -> the net_cycles_per_pair interval the C++ median
-    aggregate entry recorded ({low, high, level, method?, ...}), for files that have them."""
+def recorded_medians(runs) -> dict:
+    """(run, workload, allocator, threads) -> the C++ median aggregate entry of that timing cell."""
     out = {}
     for run, doc in zip(runs.run_names(), runs.documents):
         for e in doc["benchmarks"]:
             if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and e.get("mode", "timing") == "timing":
-                interval = (e.get("intervals") or {}).get("net_cycles_per_pair")
-                if isinstance(interval, dict) and all(isinstance(interval.get(k), (int, float)) for k in ("low", "high", "level")):
-                    out[(run, e["workload"], e["allocator"], int(e["threads"]))] = interval
+                out[(run, e["workload"], e["allocator"], int(e["threads"]))] = e
     return out
+
+
+def recorded_interval(entry: dict | None, metric: str) -> dict | None:
+    """The entry's `intervals.<metric>` when it is a complete one ({low, high, level, ...}), else None."""
+    interval = ((entry or {}).get("intervals") or {}).get(metric)
+    ok = isinstance(interval, dict) and all(isinstance(interval.get(k), (int, float)) for k in ("low", "high", "level"))
+    return interval if ok else None
 
 
 def median_interval(values, recorded: dict | None = None) -> dict:
@@ -51,3 +55,26 @@ def overlap_verdict(mine: dict, ref: dict, below: str, above: str) -> str:
     if not all(math.isfinite(x) for x in (mine["low"], mine["high"], ref["low"], ref["high"])):
         return ""
     return below if mine["high"] < ref["low"] else above if mine["low"] > ref["high"] else "indistinguishable"
+
+
+RATIO_METHOD = "the two medians' intervals divided (Bonferroni)"
+
+
+def ratio_interval(num: dict, den: dict, recorded: dict | None = None) -> dict:
+    """{low, high, level, method} of median(num) / median(den) from the two medians' intervals:
+    [num low / den high, num high / den low], which holds the ratio whenever both intervals hold
+    their medians, so its level is at least level(num) + level(den) - 1 (Bonferroni) -- the C++
+    `speed_vs_system_interval`, taken as recorded when given.  high is inf where den's interval
+    reaches 0; all NaN where a ratio means nothing (num low or den high not above 0) or an
+    interval is missing."""
+    nan = {"low": math.nan, "high": math.nan, "level": math.nan, "method": ""}
+    if recorded and isinstance(recorded.get("low"), (int, float)):
+        high = recorded.get("high")
+        return {"low": float(recorded["low"]), "high": float(high) if isinstance(high, (int, float)) else math.inf,
+                "level": float(recorded.get("level_at_least", math.nan)), "method": RATIO_METHOD}
+    if not all(math.isfinite(x) for x in (num["low"], num["high"], den["low"], den["high"])):
+        return nan
+    if num["low"] <= 0 or den["high"] <= 0:
+        return nan
+    return {"low": num["low"] / den["high"], "high": num["high"] / den["low"] if den["low"] > 0 else math.inf,
+            "level": max(0.0, num["level"] + den["level"] - 1), "method": RATIO_METHOD}

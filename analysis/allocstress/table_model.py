@@ -48,7 +48,7 @@ class Column:
         return self.decimals is None
 
     def number(self, x: float) -> str:
-        return f"{x * self.scale:.{self.decimals}f}"
+        return "∞" if x == math.inf else f"{x * self.scale:.{self.decimals}f}"
 
     def csv_keys(self) -> list[str]:
         return [k for k in (self.key, self.low_key, self.high_key, self.verdict_key) if k] + list(self.extra_keys)
@@ -87,7 +87,7 @@ def cell_parts(cell: Cell, column: Column, letters: dict[str, str]) -> tuple[str
     if column.is_text:
         return cell.label or str(cell.value), "", ""
     interval = ""
-    if cell.low is not None and cell.high is not None and math.isfinite(cell.low):
+    if cell.low is not None and cell.high is not None and math.isfinite(cell.low) and not math.isnan(cell.high):
         interval = f"[{column.number(cell.low)}, {column.number(cell.high)}]"
     return column.number(cell.value), interval, UNSTABLE_MARK if cell.unstable else ""
 

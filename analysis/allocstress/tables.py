@@ -21,7 +21,7 @@ from . import catalogue, geomean, latex_table, summary_display, table_model
 from . import statistics as st
 from .table_model import DisplayTable
 from .loading import Runs, measured_timing
-from .median_intervals import median_interval, overlap_verdict, recorded_intervals
+from .median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval, recorded_medians
 
 REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
@@ -57,23 +57,29 @@ COLUMNS = [
     catalogue.column_doc("cycles_per_pair", note="For void: the baseline's own cost."),
     catalogue.column_doc("net_ns_per_pair"),
     catalogue.column_doc("overhead_ratio", note="Void: n/a (its RSS is one aliased buffer, not memory use)."),
+    ("overhead_ratio_ci_low", "ratio", "Lower end of the interval of that median: the recorded intervals.overhead_ratio, "
+     "else order statistics as for net_cycles_ci_low."),
+    ("overhead_ratio_ci_high", "ratio", "Upper end of the same interval."),
+    ("overhead_ratio_ci_level", "fraction", "That interval's real level."),
     ("speed_vs_system", "ratio", "median net cycles/pair of system / of this allocator, same run, workload and threads: "
      "> 1 is faster than the system allocator."),
-    ("speed_ci_low", "ratio", "Lower end of the 95% percentile-bootstrap interval of speed_vs_system (2000 resamples, "
-     "both groups resampled; approximate: below its nominal level with few repetitions)."),
-    ("speed_ci_high", "ratio", "Upper end of that interval."),
+    ("speed_ci_low", "ratio", "Lower end of the interval of speed_vs_system from the two medians' intervals: system's low / "
+     "this cell's high (the recorded speed_vs_system_interval when the file has it; the same computation otherwise)."),
+    ("speed_ci_high", "ratio", "Upper end: system's high / this cell's low; inf where this cell's interval reaches 0."),
     ("speed_vs_system_verdict", "text", "'faster' / 'slower' when the intervals of the two medians (net_cycles_ci_*) do "
-     "not overlap, 'indistinguishable' when they do (no ranking; the rendered tables then show that word, not the "
-     "ratio), 'reference' for system, '' when there is no interval."),
+     "not overlap, 'indistinguishable' when they do (then the ratio's interval holds 1; the rendered tables show that "
+     "word, not the ratio), 'reference' for system, '' when there is no interval."),
+    ("speed_ci_level", "fraction", "The level that interval has at least: level(this) + level(system) - 1 (Bonferroni)."),
     ("speed_p", "p-value", "Two-sided Mann-Whitney U test of this allocator's net cycles/pair against system's (exact "
      "permutation test with mid-ranks up to 20 values in all)."),
     ("speed_significance", "mark", "'**' p < 0.01, '*' p < 0.05, '' not significant, 'n/a' too few repetitions for the "
      "test to ever reach p < 0.05."),
     ("overhead_vs_system", "ratio", "median overhead_ratio of this allocator / of system: < 1 uses less memory."),
-    ("overhead_ci_low", "ratio", "Lower end of the 95% percentile-bootstrap interval of overhead_vs_system."),
-    ("overhead_ci_high", "ratio", "Upper end of that interval."),
-    ("overhead_vs_system_verdict", "text", "'leaner' / 'larger' when the order-statistic intervals of the two "
-     "overhead medians do not overlap, 'indistinguishable' when they do, 'reference' for system."),
+    ("overhead_ci_low", "ratio", "Lower end of the interval of overhead_vs_system: overhead_ratio_ci_low / system's high."),
+    ("overhead_ci_high", "ratio", "Upper end: overhead_ratio_ci_high / system's low."),
+    ("overhead_vs_system_verdict", "text", "'leaner' / 'larger' when the intervals of the two overhead medians do not "
+     "overlap, 'indistinguishable' when they do, 'reference' for system."),
+    ("overhead_ci_level", "fraction", "The level that interval has at least (Bonferroni, as speed_ci_level)."),
     ("overhead_p", "p-value", "Two-sided Mann-Whitney U test of overhead_ratio against system's."),
     ("overhead_significance", "mark", "As speed_significance, for overhead_p.  Overhead is nearly deterministic for one "
      "operation stream, so even small differences test as significant: they hold for this seed."),
@@ -114,13 +120,14 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     # alloc-test-like rows only: timing records of workloads with a void baseline
     ok = measured_timing(cells)
     ok = ok[~ok["workload"].isin(WITHOUT_NET_COST)]
-    recorded = recorded_intervals(runs)
+    recorded = recorded_medians(runs)
     rows, values = [], {}  # values: each cell's (net cycles, overhead ratios) per repetition, for geomean_table
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
         ref_net, (ref_over, _) = _values(ref, "net_cycles_per_pair"), _overhead(ref)
-        ref_iv = median_interval(ref_net, recorded.get((run, workload, REFERENCE, int(threads))))
-        ref_over_iv = median_interval(ref_over)
+        ref_entry = recorded.get((run, workload, REFERENCE, int(threads)))
+        ref_iv = median_interval(ref_net, recorded_interval(ref_entry, "net_cycles_per_pair"))
+        ref_over_iv = median_interval(ref_over, recorded_interval(ref_entry, "overhead_ratio"))
         for allocator, g in group.groupby("allocator", sort=False):
             values[(run, workload, allocator, int(threads))] = (_values(g, "net_cycles_per_pair"), _overhead(g)[0])
             rows.append(_row(run, workload, allocator, int(threads), g, ref_net, ref_over, ref_iv, ref_over_iv,
@@ -130,12 +137,21 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     return table
 
 
-def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_over_iv, recorded) -> dict:
-    """One row of summary_table: the cell's repetitions `g` against system's (ref_*)."""
+def _ratio(num: dict, den: dict, what: str) -> tuple[float, str]:
+    """(median of num / median of den, "" or why there is none)."""
+    if not (num["median"] > 0 and den["median"] > 0):
+        return math.nan, f"{what}: a median is <= 0 or missing (cost indistinguishable from the baseline): no ratio"
+    return num["median"] / den["median"], ""
+
+
+def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_over_iv, entry) -> dict:
+    """One row of summary_table: the cell's repetitions `g` (and its C++ median `entry`, if any)
+    against system's (ref_*)."""
     baseline, is_ref = allocator == BASELINE, allocator == REFERENCE
     (over, over_invalid), net, raw = _overhead(g), _values(g, "net_cycles_per_pair"), _values(g, "cycles_per_pair")
     # the baseline's precision is that of its raw cost (its net cost is 0 by definition)
-    iv = median_interval(raw) if baseline else median_interval(net, recorded)
+    iv = median_interval(raw) if baseline else median_interval(net, recorded_interval(entry, "net_cycles_per_pair"))
+    over_iv = median_interval(over, None if over_invalid else recorded_interval(entry, "overhead_ratio"))
     nan = math.nan
     row = {"run": run, "workload": workload, "allocator": allocator, "threads": threads, "reps_ok": int(net.size),
            "net_cycles_per_pair": 0.0 if baseline else iv["median"],
@@ -146,29 +162,35 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
            "unstable": bool(iv["rel_half_width"] > UNSTABLE_HALF_WIDTH), "cycles_per_pair": _median(raw),
            "net_ns_per_pair": 0.0 if baseline else _median(_values(g, "net_ns_per_pair")),
            "overhead_ratio": nan if baseline else _median(over)}
+    row.update({"overhead_ratio_ci_low": nan if baseline else over_iv["low"],
+                "overhead_ratio_ci_high": nan if baseline else over_iv["high"],
+                "overhead_ratio_ci_level": nan if baseline else over_iv["level"]})
     notes = [BASELINE_NO_OVERHEAD] if baseline else [over_invalid] if over_invalid else []
-    speed = ovr = {"ratio": nan, "ci_low": nan, "ci_high": nan, "note": ""}
+    speed_ratio = over_ratio = nan
+    speed_iv = over_vs = {"low": nan, "high": nan, "level": nan, "method": ""}
     speed_p = over_p = nan
     speed_mark = over_mark = speed_verdict = over_verdict = ""
     if not baseline and ref_net.size == 0:
         notes.append(f"no ok {REFERENCE} cell at these threads: nothing to compare with")
     elif not baseline:
-        speed, ovr = st.ratio_of_medians(ref_net, net), st.ratio_of_medians(over, ref_over)
-        if speed["note"]:
-            notes.append("speed: " + speed["note"])
-        if ovr["note"] and not over_invalid:
-            notes.append("overhead: " + ovr["note"])
+        (speed_ratio, speed_note), (over_ratio, over_note) = _ratio(ref_iv, iv, "speed"), _ratio(over_iv, ref_over_iv, "overhead")
+        notes += [n for n in (speed_note, "" if over_invalid else over_note) if n]
         if is_ref:
             speed_verdict = over_verdict = "reference"
         else:
+            speed_iv = ratio_interval(ref_iv, iv, (entry or {}).get("speed_vs_system_interval"))
+            over_vs = ratio_interval(over_iv, ref_over_iv)
             speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)
             speed_mark = st.significance_mark(speed_p, net.size, ref_net.size)
             over_mark = st.significance_mark(over_p, over.size, ref_over.size)
             speed_verdict = overlap_verdict(iv, ref_iv, "faster", "slower")
-            over_verdict = "" if over_invalid else overlap_verdict(median_interval(over), ref_over_iv, "leaner", "larger")
-    row.update({"speed_vs_system": speed["ratio"], "speed_ci_low": speed["ci_low"], "speed_ci_high": speed["ci_high"],
-                "speed_vs_system_verdict": speed_verdict, "speed_p": speed_p, "speed_significance": speed_mark,
-                "overhead_vs_system": ovr["ratio"], "overhead_ci_low": ovr["ci_low"], "overhead_ci_high": ovr["ci_high"],
+            over_verdict = "" if over_invalid else overlap_verdict(over_iv, ref_over_iv, "leaner", "larger")
+            if math.isfinite(speed_ratio) and not math.isfinite(speed_iv["low"]) and speed_verdict != "indistinguishable":
+                notes.append("speed: no interval of the ratio (a median's interval is missing or reaches 0)")
+    row.update({"speed_vs_system": speed_ratio, "speed_ci_low": speed_iv["low"], "speed_ci_high": speed_iv["high"],
+                "speed_ci_level": speed_iv["level"], "speed_vs_system_verdict": speed_verdict, "speed_p": speed_p,
+                "speed_significance": speed_mark, "overhead_vs_system": over_ratio, "overhead_ci_low": over_vs["low"],
+                "overhead_ci_high": over_vs["high"], "overhead_ci_level": over_vs["level"],
                 "overhead_vs_system_verdict": over_verdict, "overhead_p": over_p, "overhead_significance": over_mark,
                 "notes": "; ".join(notes)})
     return row
@@ -226,8 +248,9 @@ UNSTABLE_NOTE = (f"unstable: the interval of this median is wider than ±{UNSTAB
 LEGEND = ("net = allocator minus the void baseline (same threads, repetition, seed); medians over ok, undisturbed "
           "repetitions; the interval of a median is the one the results file recorded (its method and real level in "
           "the header), else a distribution-free order-statistic interval (95%, or [min, max] when the repetitions "
-          "are too few: 93.75% for 5); the interval of a ratio is a 95% percentile bootstrap, both groups resampled "
-          "(approximate); speed vs system > 1 = faster than system, overhead vs system < 1 = leaner; "
+          "are too few: 93.75% for 5); the interval of a ratio to system is the two medians' intervals divided "
+          "([system low / this high, system high / this low] for speed), so its level is at least the sum of their "
+          "levels minus 1 (Bonferroni); speed vs system > 1 = faster than system, overhead vs system < 1 = leaner; "
           "indistinguishable = the two medians' intervals overlap (no ranking); CV = sample sd / mean, in % "
           "(the CSV also has Mann-Whitney p-values). Repetitions replay one seed: intervals describe run-to-run "
           "noise on that operation stream, not other seeds.")

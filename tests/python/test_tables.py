@@ -79,7 +79,7 @@ def test_markdown_lists_every_allocator_with_legend(table):
     md = allocstress.to_markdown(table)
     for allocator in table["allocator"]:
         assert f"| {allocator}" in md
-    assert "speed vs system [interval: 95% percentile bootstrap]" in md
+    assert "speed vs system [interval: the two medians' intervals divided (Bonferroni), ≥ 87.5%]" in md
     assert "net cycles/pair [interval of the median (order statistics, 93.8%)]" in md  # 5 values: [min, max]
 
 
@@ -137,6 +137,33 @@ def test_recorded_intervals_are_preferred_and_named(tmp_path):
     assert "[interval of the median (batch means, 96.1%)]" in allocstress.to_markdown(table)
     # narrow intervals that do not overlap system's: a ranking, not "indistinguishable"
     assert set(mine[mine["allocator"] != "system"]["speed_vs_system_verdict"]) <= {"faster", "slower"}
+
+
+def test_recorded_ratio_and_overhead_intervals_are_used(tmp_path):
+    def record(doc):  # as the C++ of issue 16 writes them
+        for e in doc["benchmarks"]:
+            if e["run_type"] == "aggregate" and e["aggregate_name"] == "median" and e["allocator"] == "jemalloc":
+                e["speed_vs_system_interval"] = {"low": 1.5, "high": None, "level_at_least": 0.91, "method": "x"}
+                e["intervals"] = {"overhead_ratio": {"low": 2.0, "high": 4.0, "level": 0.96, "n": 5, "method": "order statistics"}}
+    table = allocstress.summary_table(allocstress.load_runs([write_variant(tmp_path, "r.json", record)]))
+    jemalloc = table[table["allocator"] == "jemalloc"]
+    assert jemalloc["speed_ci_low"].tolist() == [1.5, 1.5] and (jemalloc["speed_ci_high"] == float("inf")).all()
+    assert jemalloc["speed_ci_level"].tolist() == [0.91, 0.91]
+    assert jemalloc["overhead_ratio_ci_low"].tolist() == [2.0, 2.0]
+    md = allocstress.to_markdown(table)
+    assert "[1.50, ∞]" in md and "≥ 87.5%" in md  # the lowest level at least, over the table's ratios
+
+
+def test_ratio_interval_is_the_two_intervals_divided(table):
+    for r in table[~table["allocator"].isin(["void", "system"])].itertuples():
+        s = table[(table["allocator"] == "system") & (table["threads"] == r.threads)].iloc[0]
+        if r.net_cycles_ci_low > 0:
+            assert r.speed_ci_low == pytest.approx(s.net_cycles_ci_low / r.net_cycles_ci_high)
+            assert r.speed_ci_high == pytest.approx(s.net_cycles_ci_high / r.net_cycles_ci_low)
+        else:  # this cell's interval reaches 0: the ratio is unbounded above
+            assert r.speed_ci_high == float("inf")
+        assert r.speed_ci_level == pytest.approx(0.9375 + 0.9375 - 1)
+        assert (r.speed_ci_low <= 1 <= r.speed_ci_high) == (r.speed_vs_system_verdict == "indistinguishable")
 
 
 def test_ratios_are_indistinguishable_where_the_intervals_overlap(table):

@@ -18,8 +18,8 @@ DEFAULT_LABEL = "tab:allocstress"
 SHORT_WORDS = {"indistinguishable": "indist.", "reference": "ref."}  # explained in the note:
 WORDS_NOTE = ("indist.: indistinguishable from system (the two medians' intervals overlap: no ranking); "
               "ref.: system itself, the reference")
-SHORT_METHODS = {"interval of the median (": "", ")": "", "interval: ": "", "order statistics": "order stat.",
-                 "the two medians' intervals divided (Bonferroni)": "Bonferroni"}
+SHORT_METHODS = {"the two medians' intervals divided (Bonferroni)": "Bonferroni", "interval: ": "",  # in this order
+                 "interval of the median (": "", ")": "", "order statistics": "order stat."}
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",
             "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", UNSTABLE_MARK: r"\dag{}", "±": r"$\pm$", "≥": r"$\geq$",

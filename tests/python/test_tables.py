@@ -101,6 +101,8 @@ def test_latex_is_a_float_with_caption_label_and_notes(table):
     assert "unstable" not in tex.split("\\midrule")[1].split("\\bottomrule")[0]  # no words in numeric cells
     assert "\\rlap{\\textsuperscript{\\dag}}" in tex and "\\textsuperscript{\\dag}\\,unstable" in tex
     assert tex.count("{") == tex.count("}")
+    # the second header line names each interval's method and real level, short enough for a column
+    assert "{\\scriptsize [order stat., 93.8\\%]} & {\\scriptsize [Bonferroni, $\\geq$ 87.5\\%]}" in tex
 
 
 def test_latex_compact_fits_a_column_and_full_has_every_shown_column(table):

@@ -1,6 +1,7 @@
 """The comparison table on the golden file, checked against values recomputed from its entries."""
 
 import io
+import re
 import statistics as pystats
 
 import pandas as pd
@@ -61,7 +62,8 @@ def test_failed_baseline_repetitions_are_not_counted(tmp_path):
     one = table[(table["threads"] == 1) & (table["allocator"] == "jemalloc")].iloc[0]
     assert one["reps_ok"] == 3
     assert one["speed_significance"] == "n/a"  # 3 vs 3 can never reach p < 0.05
-    assert any("too few repetitions" in w for w in tables.table_warnings(table))
+    assert one["net_cycles_ci_level"] == pytest.approx(0.75)  # [min, max] of 3 values
+    assert any("a 75.00% interval, not 95%" in w for w in tables.table_warnings(table))
 
 
 def test_without_system_nothing_is_relative(tmp_path):
@@ -77,14 +79,110 @@ def test_markdown_lists_every_allocator_with_legend(table):
     md = allocstress.to_markdown(table)
     for allocator in table["allocator"]:
         assert f"| {allocator}" in md
-    assert "speed vs system [95% CI]" in md and "Mann-Whitney" in md
+    assert "speed vs system [interval: the two medians' intervals divided (Bonferroni), ≥ 87.5%]" in md
+    assert "net cycles/pair [interval of the median (order statistics, 93.8%)]" in md  # 5 values: [min, max]
 
 
-def test_latex_is_booktabs_and_escaped(table):
+def test_no_rendering_calls_an_interval_95_percent_ci(table):
+    for text in (allocstress.to_markdown(table), allocstress.to_latex(table), allocstress.to_latex(table, column_set="full"),
+                 tables.LEGEND, " ".join(d for _, _, d in tables.COLUMNS), " ".join(tables.display_rows(table)[0])):
+        assert "95% CI" not in text and "95\\% CI" not in text
+
+
+def test_latex_is_a_float_with_caption_label_and_notes(table):
     tex = allocstress.to_latex(table)
-    assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
+    assert tex.startswith("% allocstress table. Needs \\usepackage{booktabs}")
+    for part in ("\\begin{table}", "\\caption{Allocator cost", "\\label{tab:allocstress}", "\\toprule", "\\midrule",
+                 "\\bottomrule", "\\end{table}"):
+        assert part in tex
+    custom = allocstress.to_latex(table, caption="Cost 50% of x_y", label="tab:mine")
+    assert "\\caption{Cost 50\\% of x\\_y}" in custom and "\\label{tab:mine}" in custom
     assert "tcmalloc\\_minimal" in tex and "tcmalloc_minimal" not in tex  # every underscore escaped
-    assert "$^{**}$" in tex
+    assert "unstable" not in tex.split("\\midrule")[1].split("\\bottomrule")[0]  # no words in numeric cells
+    assert "\\rlap{\\textsuperscript{\\dag}}" in tex and "\\textsuperscript{\\dag}\\,unstable" in tex
+    assert tex.count("{") == tex.count("}")
+    # the second header line names each interval's method and real level, short enough for a column
+    assert "{\\scriptsize [order stat., 93.8\\%]} & {\\scriptsize [Bonferroni, $\\geq$ 87.5\\%]}" in tex
+
+
+def test_latex_compact_fits_a_column_and_full_has_every_shown_column(table):
+    compact, full = (allocstress.to_latex(table, column_set=s) for s in ("compact", "full"))
+    spec = [re.search(r"\\begin\{tabular\}\{(\w+)\}", t).group(1) for t in (compact, full)]
+    assert spec == ["lrrrr", "lrrrrrrrrr"]  # allocator, threads, net cycles, overhead, speed vs system
+    for tex, columns in ((compact, 5), (full, 10)):
+        rows = tex.split("\\midrule")[1].split("\\bottomrule")[0].strip().splitlines()
+        assert all(r.count(" & ") == columns - 1 for r in rows)
+
+
+def test_unstable_is_an_interval_wider_than_ten_percent(table, golden_doc):
+    for row in table[table["allocator"] != "void"].itertuples():
+        net = net_values(golden_doc, row.allocator, row.threads)
+        half = (max(net) - min(net)) / 2 / abs(pystats.median(net))  # [min, max] with 5 values
+        assert row.net_cycles_rel_half_width == pytest.approx(half)
+        assert row.unstable == (half > 0.10)
+    assert table["unstable"].any() and not table["unstable"].all()
+    assert any("cells are unstable (the interval of the median is wider than ±10%" in w
+               for w in tables.table_warnings(table))
+
+
+def test_recorded_intervals_are_preferred_and_named(tmp_path):
+    def record(doc):  # median entries as the C++ writes them, with a method
+        for e in doc["benchmarks"]:
+            if e["run_type"] == "aggregate" and e["aggregate_name"] == "median" and e["allocator"] != "void":
+                m = e["net_cycles_per_pair"]
+                e["intervals"] = {"net_cycles_per_pair": {"low": m * 0.99, "high": m * 1.01, "level": 0.961,
+                                                          "method": "batch means", "n": 5, "relative_half_width": 0.01}}
+    table = allocstress.summary_table(allocstress.load_runs([write_variant(tmp_path, "iv.json", record)]))
+    mine = table[table["allocator"] != "void"]
+    assert (mine["net_cycles_ci_high"] / mine["net_cycles_ci_low"]).tolist() == pytest.approx([1.01 / 0.99] * len(mine))
+    assert set(mine["net_cycles_ci_method"]) == {"batch means"} and not mine["unstable"].any()
+    assert "[interval of the median (batch means, 96.1%)]" in allocstress.to_markdown(table)
+    # narrow intervals that do not overlap system's: a ranking, not "indistinguishable"
+    assert set(mine[mine["allocator"] != "system"]["speed_vs_system_verdict"]) <= {"faster", "slower"}
+
+
+def test_recorded_ratio_and_overhead_intervals_are_used(tmp_path):
+    def record(doc):  # as the C++ of issue 16 writes them
+        for e in doc["benchmarks"]:
+            if e["run_type"] == "aggregate" and e["aggregate_name"] == "median" and e["allocator"] == "jemalloc":
+                e["speed_vs_system_interval"] = {"low": 1.5, "high": None, "level_at_least": 0.91, "method": "x"}
+                e["intervals"] = {"overhead_ratio": {"low": 2.0, "high": 4.0, "level": 0.96, "n": 5, "method": "order statistics"}}
+    table = allocstress.summary_table(allocstress.load_runs([write_variant(tmp_path, "r.json", record)]))
+    jemalloc = table[table["allocator"] == "jemalloc"]
+    assert jemalloc["speed_ci_low"].tolist() == [1.5, 1.5] and (jemalloc["speed_ci_high"] == float("inf")).all()
+    assert jemalloc["speed_ci_level"].tolist() == [0.91, 0.91]
+    assert jemalloc["overhead_ratio_ci_low"].tolist() == [2.0, 2.0]
+    md = allocstress.to_markdown(table)
+    assert "[1.50, ∞]" in md and "≥ 87.5%" in md  # the lowest level at least, over the table's ratios
+
+
+def test_ratio_interval_is_the_two_intervals_divided(table):
+    for r in table[~table["allocator"].isin(["void", "system"])].itertuples():
+        s = table[(table["allocator"] == "system") & (table["threads"] == r.threads)].iloc[0]
+        if r.net_cycles_ci_low > 0:
+            assert r.speed_ci_low == pytest.approx(s.net_cycles_ci_low / r.net_cycles_ci_high)
+            assert r.speed_ci_high == pytest.approx(s.net_cycles_ci_high / r.net_cycles_ci_low)
+        else:  # this cell's interval reaches 0: the ratio is unbounded above
+            assert r.speed_ci_high == float("inf")
+        assert r.speed_ci_level == pytest.approx(0.9375 + 0.9375 - 1)
+        assert (r.speed_ci_low <= 1 <= r.speed_ci_high) == (r.speed_vs_system_verdict == "indistinguishable")
+
+
+def test_ratios_are_indistinguishable_where_the_intervals_overlap(table):
+    others = table[~table["allocator"].isin(["void", "system"])]
+    for r in others.itertuples():
+        sys_row = table[(table["allocator"] == "system") & (table["threads"] == r.threads)].iloc[0]
+        overlap = r.net_cycles_ci_low <= sys_row.net_cycles_ci_high and r.net_cycles_ci_high >= sys_row.net_cycles_ci_low
+        assert (r.speed_vs_system_verdict == "indistinguishable") == overlap
+    md = allocstress.to_markdown(table)
+    assert "| indistinguishable |" in md and "| reference |" in md
+
+
+def test_cv_column_has_its_unit(table):
+    headers, rows = tables.display_rows(table)
+    i = headers.index("CV, % of mean")
+    jemalloc = table[(table["allocator"] == "jemalloc") & (table["threads"] == 1)].iloc[0]
+    assert rows[2][i] == f"{jemalloc['net_cycles_cv'] * 100:.1f}"
 
 
 def test_csv_round_trips(table):
@@ -93,16 +191,28 @@ def test_csv_round_trips(table):
     assert back["net_cycles_per_pair"].tolist() == pytest.approx(table["net_cycles_per_pair"].tolist())
 
 
-def test_warnings_say_when_tests_cannot_reach_significance(golden):
-    runs = allocstress.load_runs([golden])
-    few = runs.cells[runs.cells["repetition_index"] < 3]  # keep 3 repetitions of each cell
-    table = allocstress.summary_table(allocstress.Runs(runs.paths, runs.documents, few))
-    assert (table[table["allocator"].isin(["jemalloc"])]["speed_significance"] == "n/a").all()
-    assert any("too few repetitions" in w for w in tables.table_warnings(table))
-
-
-def test_geomean_table(table):
+def test_geomean_is_sorted_with_intervals_over_the_same_cells(table):
     geo = allocstress.geomean_table(table)
     system = geo[geo["allocator"] == "system"].iloc[0]
     assert system["geomean_speed_vs_system"] == pytest.approx(1.0)
     assert "void" not in set(geo["allocator"])
+    speeds = geo["geomean_speed_vs_system"].tolist()
+    assert speeds == sorted(speeds, reverse=True)  # cheapest first
+    assert set(geo["rows"]) == {2} and geo.attrs["left_out"] == []
+    others = geo[geo["allocator"] != "system"]
+    assert (others["speed_ci_low"] < others["speed_ci_high"]).all()
+    assert (others["overhead_ci_low"] <= others["overhead_ci_high"]).all()
+    md = tables.geomean_markdown(table)
+    assert "speed vs system [95% percentile bootstrap over repetitions]" in md and "Cheapest first" in md
+
+
+def test_geomean_leaves_out_cells_not_every_allocator_has(tmp_path):
+    def drop(doc):  # jemalloc never measured at 2 threads
+        doc["benchmarks"] = [e for e in doc["benchmarks"] if not (e["allocator"] == "jemalloc" and e["threads"] == 2)]
+    table = allocstress.summary_table(allocstress.load_runs([write_variant(tmp_path, "d.json", drop)]))
+    geo = allocstress.geomean_table(table)
+    assert set(geo["rows"]) == {1}  # every allocator over the 1-thread cell only
+    mimalloc = table[(table["allocator"] == "mimalloc") & (table["threads"] == 1)].iloc[0]
+    assert geo.set_index("allocator").loc["mimalloc", "geomean_speed_vs_system"] == pytest.approx(mimalloc["speed_vs_system"])
+    assert any("alloc-test, 2 threads left out for every allocator: jemalloc" in x for x in geo.attrs["left_out"])
+    assert "Left out:" in tables.geomean_markdown(table)

@@ -74,7 +74,7 @@ def gbench_view(document: dict, source: str = "", metric: str | None = None) -> 
         if e.get("run_type") == "iteration" and (e.get("mode") or "timing") == "timing":
             cells.setdefault((e["workload"], e["allocator"], e["threads"]), []).append(e)
     benchmarks, left_out = [], []
-    for family, ((workload, allocator, threads), entries) in enumerate(cells.items()):
+    for (workload, allocator, threads), entries in cells.items():
         name = metric or catalogue.headline_metric(workload)
         run_name = f"{workload}/{allocator}/threads:{threads}"
         if allocator == "void" and name.startswith("net_"):
@@ -89,7 +89,7 @@ def gbench_view(document: dict, source: str = "", metric: str | None = None) -> 
         if not kept:
             left_out.append(f"{run_name}: {why}")
             continue
-        base = {"family_index": family, "per_family_instance_index": 0, "run_name": run_name, "repetitions": len(kept),
+        base = {"family_index": len({b["family_index"] for b in benchmarks}), "per_family_instance_index": 0, "run_name": run_name, "repetitions": len(kept),
                 "threads": threads, "time_unit": "ns", "label": f"{name} in ns (allocstress headline, harness cost excluded)"}
         for index, (e, value) in enumerate(kept):
             benchmarks.append({**base, "name": run_name, "run_type": "iteration", "repetition_index": index,

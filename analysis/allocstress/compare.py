@@ -124,7 +124,7 @@ def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.
         here = timing[(timing["workload"] == workload) & (timing["allocator"] == allocator) & (timing["threads"] == threads)]
         (va, why_a), (vb, why_b) = (_side_values(here[here["run"] == run], run, workload, allocator, name) for run in names)
         rows.append({"workload": workload, "allocator": allocator, "threads": threads, "metric": name,
-                     "reason": why_a or why_b, "reps_a": int(va.size), "reps_b": int(vb.size),
+                     "reason": "; ".join(dict.fromkeys(w for w in (why_a, why_b) if w)), "reps_a": int(va.size), "reps_b": int(vb.size),
                      "median_a": float(np.median(va)) if va.size else math.nan,
                      "median_b": float(np.median(vb)) if vb.size else math.nan, "values": (va, vb)})
     decided = [r for r in rows if not r["reason"] and r["reps_a"] >= 2 and r["reps_b"] >= 2]

@@ -175,3 +175,23 @@ def geomean(table: pd.DataFrame, threshold: float, higher_is_better: bool = Fals
         return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no bootstrap interval (a resampled median <= 0)"}
     out["decision"], out["reason"] = rule.decide(out["low"], out["high"], threshold, higher_is_better)
     return out
+
+
+def differences(runs: Runs, table: pd.DataFrame, metric: str = "") -> list[str]:
+    """Why the two runs may not be comparable, one line each: the context differences
+    (compare_context.py; plan fields without their "plan." prefix) and the n/a cells with their
+    reasons.  `metric` is unused (kept for callers of the earlier signature)."""
+    from .compare_context import context_differences
+    notes = [f"the runs differ in {d['field'].removeprefix('plan.')}: A {d['a']} vs B {d['b']}"
+             for d in context_differences(runs.documents)]
+    return notes + [f"not compared: {r.workload} {r.allocator}@{r.threads}: {r.reason}"
+                    for r in table.itertuples() if r.decision == rule.NOT_AVAILABLE]
+
+
+def report_text(runs: Runs, table: pd.DataFrame | None = None, metric: str | None = None,
+                threshold: float = rule.DEFAULT_THRESHOLD_PERCENT / 100) -> str:
+    """The console text of `allocstress compare` for these runs (compare_text.render); `table`,
+    when given, is used as the timing cells instead of computing them again."""
+    from . import compare_result, compare_text
+    c = compare_result.compare_loaded(runs, metric, threshold, table)
+    return compare_text.render(c)

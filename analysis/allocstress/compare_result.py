@@ -118,10 +118,12 @@ def _clean(value):
     return value
 
 
-def compare_loaded(runs: Runs, metric: str | None = None, threshold: float = rule.DEFAULT_THRESHOLD_PERCENT / 100) -> Comparison:
-    """The comparison of the two runs in `runs` (A first); threshold a fraction (0.05)."""
+def compare_loaded(runs: Runs, metric: str | None = None, threshold: float = rule.DEFAULT_THRESHOLD_PERCENT / 100,
+                   cells: pd.DataFrame | None = None) -> Comparison:
+    """The comparison of the two runs in `runs` (A first); threshold a fraction (0.05); `cells`
+    the timing cells when already computed (compare.compare_runs with the same metric and threshold)."""
     names = runs.run_names()
-    cells = cells_compare.compare_runs(runs, metric, threshold)
+    cells = cells_compare.compare_runs(runs, metric, threshold) if cells is None else cells
     return Comparison(paths=list(runs.paths), names=names,
                       headings=[heading(doc, name) for doc, name in zip(runs.documents, names)],
                       metric=metric, threshold=threshold, cells=cells, counts=compare_counts(runs, threshold),

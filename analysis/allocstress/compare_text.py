@@ -74,12 +74,12 @@ def counts_table(c: Comparison) -> str:
 
 def geomean_line(c: Comparison) -> str:
     g = c.geomean
-    cover = f"over the {g['cells']} cells decided in both runs (of {g['of_cells']}; n/a cells are left out)"
     if math.isnan(g["ratio"]):
-        return f"geomean {c.names[1]} / {c.names[0]}: n/a ({g['reason']})\n"
+        return f"geomean {c.names[1]} / {c.names[0]} of {c.metric_name}: n/a ({g['reason']})\n"
     interval = "" if math.isnan(g["low"]) else f" [{g['low']:.3f}, {g['high']:.3f}] ({g['method']})"
-    return (f"geomean {c.names[1]} / {c.names[0]} of {c.metric_name} {cover}: {g['ratio']:.3f}{interval}: "
-            f"{g['decision']} ({g['reason']}); shown, not part of the exit status\n")
+    return (f"geomean {c.names[1]} / {c.names[0]} of {c.metric_name}: {g['ratio']:.3f}{interval} over the "
+            f"{g['cells']} cells decided in both runs (of {g['of_cells']}; n/a cells are left out): {g['decision']} "
+            f"({g['reason']}); shown, not part of the exit status\n")
 
 
 def context_lines(c: Comparison) -> str:

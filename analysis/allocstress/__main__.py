@@ -78,7 +78,7 @@ def build_parser() -> OneLineParser:
                      help="Results file compared against A (B); absent with --gbench-view")
     cmp.add_argument("--threshold", default=str(rule.DEFAULT_THRESHOLD_PERCENT), metavar="PCT",
                      help="Effect threshold in percent, e.g. 5 or 5%: worse when the whole interval of B / A lies "
-                          f"above 1 + PCT/100, better when below 1 - PCT/100 (accepted: 0 up to 100; default {rule.DEFAULT_THRESHOLD_PERCENT:g})")
+                          f"above 1 + PCT/100, better when below 1 - PCT/100 (accepted: 0 up to 100, 100 excluded; default {rule.DEFAULT_THRESHOLD_PERCENT:g})")
     cmp.add_argument("--metric", default=None, choices=METRICS, metavar="METRIC",
                      help="A metric of the catalogue (`allocstress metrics`) (default: each workload's headline: "
                           + ", ".join(HEADLINES) + ")")

@@ -76,7 +76,7 @@ def interval_for(cells: int, familywise: float = st.CONFIDENCE) -> Interval:
     return Interval(level, familywise, cells, st.resamples_for(level))
 
 
-def _side_values(rows: pd.DataFrame, run: str, workload: str, allocator: str, name: str) -> tuple[np.ndarray, str]:
+def _side_values(rows: pd.DataFrame, run: str, allocator: str, name: str) -> tuple[np.ndarray, str]:
     """(values, "") of one run's side of a cell, or (empty, why there are none)."""
     if rows.empty:
         return np.array([]), f"absent from {run}"
@@ -122,7 +122,7 @@ def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.
     for workload, allocator, threads in keys:
         name = metric or headline_metric(workload)
         here = timing[(timing["workload"] == workload) & (timing["allocator"] == allocator) & (timing["threads"] == threads)]
-        (va, why_a), (vb, why_b) = (_side_values(here[here["run"] == run], run, workload, allocator, name) for run in names)
+        (va, why_a), (vb, why_b) = (_side_values(here[here["run"] == run], run, allocator, name) for run in names)
         rows.append({"workload": workload, "allocator": allocator, "threads": threads, "metric": name,
                      "reason": "; ".join(dict.fromkeys(w for w in (why_a, why_b) if w)), "reps_a": int(va.size), "reps_b": int(vb.size),
                      "median_a": float(np.median(va)) if va.size else math.nan,

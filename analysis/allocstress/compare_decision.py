@@ -35,8 +35,8 @@ def parse_threshold(text: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or not 0 <= value < 100:
-        raise ValueError(f"--threshold '{text}' is not a percentage (accepted: a number from 0 up to 100, "
-                         f"e.g. 5 or 5%; default {DEFAULT_THRESHOLD_PERCENT:g})")
+        raise ValueError(f"--threshold '{text}' is not a percentage (accepted: a number from 0 up to 100, 100 "
+                         f"excluded, e.g. 5 or 5%; default {DEFAULT_THRESHOLD_PERCENT:g})")
     return value / 100
 
 

@@ -3,50 +3,167 @@
     report RESULTS... [-o DIR] [--trace TRACE]...
                                  self-contained HTML report + tables (md, tex, csv) + figures;
                                  each --trace adds a section analysing that trace
-    compare A.json B.json        per-cell ratio B/A with CI and significance, geomean summary
+    compare A.json B.json [--threshold PCT] [--metric M] [--json FILE|-] [--csv FILE]
+                                 per cell better / worse / no change of B against A (the ratio's
+                                 interval against the threshold), the counts tier exactly, the
+                                 geomean, the context differences; exit 4 when anything is worse
+    compare --gbench-view OUT.json RESULTS.json
+                                 the results as Google Benchmark JSON whose real_time is the
+                                 headline figure in ns (for Google Benchmark's compare.py)
 
 Bad input (missing, truncated, foreign or wrong-version files, unreadable or corrupt traces; bad
 options) ends with one line `allocstress: error: ...` on stderr and exit code 2, before any
-report file is written."""
+output file is written.  Help (`-h`) is in the style of the C++ commands' help."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import sys
 
+from . import compare_decision as rule
 from .catalogue import metric_entries
 from .compare import METRICS
 from .loading import ResultsError, load_runs
 from .traces import TraceFormatError
 
-
 HEADLINES = list(dict.fromkeys(m["name"] for m in metric_entries() if m["headline"]))
+NAME_WIDTH = 30  # the option column of the C++ commands' help (CLI11)
 
 
 class OneLineParser(argparse.ArgumentParser):
+    """Errors as one line; help as the C++ commands print theirs: a one-line description, usage,
+    then every positional and option with what it accepts and its default."""
+
+    def __init__(self, *args, usage_lines=(), **kwargs):
+        super().__init__(*args, add_help=False, **kwargs)
+        self.usage_lines = list(usage_lines)
+        self.add_argument("-h", "--help", action="help", help="Print this help message and exit")
+
     def error(self, message):
         sys.stderr.write(f"allocstress: error: {self.prog.split()[-1]}: {message} (see --help)\n")
         sys.exit(2)
 
+    def format_help(self) -> str:
+        def row(name: str, text: str) -> str:
+            return f"  {name:<{NAME_WIDTH - 2}}{text}" if len(name) < NAME_WIDTH - 2 else f"  {name}\n{'':{NAME_WIDTH}}{text}"
+        lines = [self.description or "", "Usage: " + ("\n       ".join(self.usage_lines) or self.prog), ""]
+        positionals = [a for a in self._actions if not a.option_strings]
+        if positionals:
+            lines += ["Positionals:"] + [row(a.metavar or a.dest, a.help or "") for a in positionals] + [""]
+        lines.append("Options:")
+        for a in (a for a in self._actions if a.option_strings):
+            takes = a.nargs != 0
+            lines.append(row(",".join(a.option_strings) + (f" {a.metavar or a.dest.upper()}" if takes else ""), a.help or ""))
+        return "\n".join(lines) + "\n"
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(prog="allocstress", description="Analysis of allocstress results files")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    rep = sub.add_parser("report", description="HTML report (tables, figures, context) of one or more results files",
+                         usage_lines=["allocstress report [OPTIONS] RESULTS.json..."])
+    rep.add_argument("results", nargs="+", metavar="RESULTS.json", help="Results files written by allocstress matrix (one or more)")
+    rep.add_argument("-o", "--out", default=None, metavar="DIR", help="Output folder (default <first results>-report)")
+    rep.add_argument("--trace", action="append", default=[], metavar="TRACE",
+                     help="An allocstress trace (.ast) to analyse in its own section (repeatable; default none)")
+    cmp = sub.add_parser(
+        "compare", description="Compare two results files cell by cell: better / worse / no change of B against A "
+                               f"beyond a threshold; exit {rule.EXIT_WORSE} when anything is worse",
+        usage_lines=["allocstress compare [OPTIONS] A.json B.json", "allocstress compare --gbench-view OUT.json RESULTS.json"])
+    cmp.add_argument("a", metavar="A.json", help="Baseline results file (A)")
+    cmp.add_argument("b", metavar="B.json", nargs="?", default=None,
+                     help="Results file compared against A (B); absent with --gbench-view")
+    cmp.add_argument("--threshold", default=str(rule.DEFAULT_THRESHOLD_PERCENT), metavar="PCT",
+                     help="Effect threshold in percent, e.g. 5 or 5%: worse when the whole interval of B / A lies "
+                          f"above 1 + PCT/100, better when below 1 - PCT/100 (accepted: 0 up to 100, 100 excluded; default {rule.DEFAULT_THRESHOLD_PERCENT:g})")
+    cmp.add_argument("--metric", default=None, choices=METRICS, metavar="METRIC",
+                     help="A metric of the catalogue (`allocstress metrics`) (default: each workload's headline: "
+                          + ", ".join(HEADLINES) + ")")
+    cmp.add_argument("--json", default=None, metavar="FILE",
+                     help="Also write the whole comparison as JSON to FILE; - writes it to stdout instead of the text (default none)")
+    cmp.add_argument("--csv", default=None, metavar="FILE", help="Also write the timing cells as CSV to FILE (default none)")
+    cmp.add_argument("--gbench-view", default=None, metavar="OUT.json",
+                     help="Write one results file as Google Benchmark JSON whose real_time and cpu_time are the headline "
+                          "figure in ns (or --metric's), for Google Benchmark's compare.py; - for stdout (default none)")
+    parser.commands = {"report": rep, "compare": cmp}
+    return parser
+
+
+class Outputs:
+    """The output files of one command, opened before anything is computed (a bad path fails
+    first) and removed again if the command fails: nothing half-written is left behind."""
+
+    def __init__(self, paths):
+        self.files = {}
+        try:
+            for path in paths:
+                if path and path != "-":
+                    self.files[path] = open(path, "w")
+        except OSError:
+            self.discard()
+            raise
+
+    def write(self, path: str, text: str) -> None:
+        if path == "-":
+            sys.stdout.write(text)
+        else:
+            self.files[path].write(text)
+
+    def close(self) -> None:
+        for f in self.files.values():
+            f.close()
+
+    def discard(self) -> None:
+        for path, f in self.files.items():
+            f.close()
+            os.remove(path)
+        self.files = {}
+
+
+def run_compare(args, parser) -> int:
+    from . import compare_result, compare_text, gbench_view
+    if args.gbench_view:
+        if args.b is not None:
+            parser.error("--gbench-view takes one results file (accepted: compare --gbench-view OUT.json RESULTS.json)")
+        runs = load_runs([args.a])
+        outputs = Outputs([args.gbench_view])
+        try:
+            view = gbench_view.gbench_view(runs.documents[0], args.a, args.metric)
+            outputs.write(args.gbench_view, json.dumps(view, indent=1) + "\n")
+        except BaseException:
+            outputs.discard()
+            raise
+        outputs.close()
+        return 0
+    if args.b is None:
+        parser.error("the following arguments are required: B.json (or --gbench-view OUT.json with one results file)")
+    try:
+        threshold = rule.parse_threshold(args.threshold)
+    except ValueError as e:
+        parser.error(str(e))
+    runs = load_runs([args.a, args.b])
+    outputs = Outputs([args.json, args.csv])
+    try:
+        c = compare_result.compare_loaded(runs, args.metric, threshold)
+        if args.json:
+            outputs.write(args.json, json.dumps(c.to_dict(), indent=1) + "\n")
+        if args.csv:
+            outputs.write(args.csv, c.cells.drop(columns=["values"]).to_csv(index=False))
+    except BaseException:
+        outputs.discard()
+        raise
+    outputs.close()
+    if args.json != "-":
+        print(compare_text.render(c), end="")
+    return c.exit_status
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = OneLineParser(prog="allocstress", description="Analysis of allocstress results files")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    rep = sub.add_parser("report", help="HTML report of one or more results files")
-    rep.add_argument("results", nargs="+", help="results files (*.json) written by allocstress matrix")
-    rep.add_argument("-o", "--out", default=None, help="output folder (default: <first results>-report)")
-    rep.add_argument("--trace", action="append", default=[], metavar="TRACE",
-                     help="an allocstress trace to analyse in the report (repeatable)")
-    cmp = sub.add_parser("compare", help="compare two results files cell by cell")
-    cmp.add_argument("a", help="baseline results file (A)")
-    cmp.add_argument("b", help="results file compared against A (B)")
-    cmp.add_argument("--metric", default=None, choices=METRICS, metavar="METRIC",
-                     help="a metric of the catalogue (`allocstress metrics`); default: each workload's headline "
-                          "metric (" + ", ".join(HEADLINES) + ")")
-    cmp.add_argument("--csv", default=None, help="also write the comparison as CSV to this file")
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "report":
@@ -55,15 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             index = write_report(args.results, out, "allocstress " + shlex.join(argv), args.trace)
             print(index)
             return 0
-        from . import compare
-        runs = load_runs([args.a, args.b])
-        csv = open(args.csv, "w") if args.csv else None  # fail on a bad path before printing anything
-        table = compare.compare_runs(runs, args.metric)
-        print(compare.report_text(runs, table, args.metric), end="")
-        if csv:
-            with csv:
-                table.drop(columns=["values"]).to_csv(csv, index=False)
-        return 0
+        return run_compare(args, parser.commands["compare"])
     except (ResultsError, TraceFormatError) as e:
         sys.stderr.write(f"allocstress: error: {e}\n")
         return 2

@@ -1,30 +1,43 @@
-"""Comparing two runs (versions, machines, allocator builds) cell by cell: for every (workload,
-allocator, threads) present in both, the ratio B / A of the median headline cost -- the metric
-the catalogue marks headline for the workload: net cycles per pair for alloc-test, search cycles
-per node visited for the data-structure workloads, the write slowdown of the false-sharing kernels
--- or of a chosen metric, with a bootstrap CI and a Mann-Whitney test whose p-values are adjusted
-over all compared cells (Benjamini-Hochberg), then one geometric-mean summary line with its bootstrap interval.
-Only undisturbed timing records are compared (simulated-cache and counts records are not timings).
-Two runs of the same commit on the same machine (A/A) should call at most ALPHA of the cells
-significantly different: the adjustment bounds the chance of calling any."""
+"""Comparing two runs (versions, machines, allocator builds) cell by cell, on timing records.
+
+A cell is (workload, allocator, threads).  Every cell that has a timing record in either run gets
+one row.  Where both runs have undisturbed `ok` repetitions with a value of the metric -- by
+default the catalogue's headline metric of the workload (net cycles per pair for alloc-test,
+search cycles per node visited for the data structures, ...), or `--metric` -- the row holds the
+ratio B / A of the medians with a percentile-bootstrap interval and the decision of
+compare_decision.py (better / worse / no change against the threshold).  Every other row is `n/a`
+with the reason (absent from a run, failed or skipped with its reason, every process disturbed,
+no void baseline, void itself for a net metric, fewer than 2 repetitions, a median <= 0).
+
+Multiplicity: m cells are decided at once, and one false `worse` fails a CI gate, so each
+interval is at level 1 - 0.05 / m (Bonferroni, statistics.familywise_level): all m intervals
+hold their true ratios together with probability >= 95% (nominal: the bootstrap is approximate),
+so with no change beyond the threshold anywhere, a cell is called worse or better with
+probability <= 5% over the whole comparison.  The intervals describe the noise between
+repetitions of one run; a shift of the whole machine between the two runs is not in them.
+Only undisturbed timing records are compared (simulated-cache, profile and counts records are not
+timings; counts: compare_counts.py).  The Mann-Whitney p, adjusted over the cells by
+Benjamini-Hochberg, is kept as a column; it decides nothing."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from . import catalogue
+from . import compare_decision as rule
 from . import statistics as st
 from .loading import Runs, measured_timing
 from .structures import STRUCTURE_WORKLOADS  # noqa: F401 -- re-exported: the one definition is in structures.py
 
 CELL = ["workload", "allocator", "threads"]
 METRICS = list(catalogue.metrics())  # every catalogued metric can be compared (--metric)
-# Keys of context.plan that make two runs measure different things; workload_params is missing
-# from files older than the registry (treated as {}).
-PLAN_KEYS = ("params", "structure_params", "workload_params", "placement", "workloads")
-PLAN_DEFAULTS = {"workload_params": {}}
+COLUMNS = CELL + ["metric", "decision", "reason", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low",
+                  "ci_high", "ci_level", "p", "p_adjusted", "significance", "values"]
+INTERVAL_METHOD = "percentile bootstrap of the ratio of medians (both runs' repetitions resampled)"
 
 
 def headline_metric(workload: str) -> str:
@@ -40,89 +53,145 @@ def metric_label(table: pd.DataFrame, metric: str | None) -> str:
     return names[0] if len(names) == 1 else "the headline cost (" + ", ".join(names or ["none"]) + ")"
 
 
-def compare_runs(runs: Runs, metric: str | None = None) -> pd.DataFrame:
-    """Rows: workload, allocator, threads, metric, reps_a, reps_b, median_a, median_b, ratio (B/A),
-    ci_low, ci_high, p, significance.  metric None = each workload's headline cost.
-    pre: runs holds exactly two files."""
-    a_name, b_name = runs.run_names()
-    ok = measured_timing(runs.cells)
-    a, b = ok[ok["run"] == a_name], ok[ok["run"] == b_name]
+@dataclass(frozen=True)
+class Interval:
+    """How the per-cell intervals are made: `level` per cell, `familywise` over `cells` cells."""
+    level: float
+    familywise: float
+    cells: int
+    resamples: int
+    method: str = INTERVAL_METHOD
+
+    def name(self) -> str:
+        together = (f"{self.familywise:.0%} for all {self.cells} cells together, Bonferroni" if self.cells > 1
+                    else "one cell" if self.cells == 1 else "no cell has an interval")
+        return f"{self.method}, nominal {self.level:.2%} per cell ({together}; {self.resamples} resamples)"
+
+    def short(self) -> str:
+        return f"{self.level:.2%} bootstrap"
+
+
+def interval_for(cells: int, familywise: float = st.CONFIDENCE) -> Interval:
+    level = st.familywise_level(cells, familywise)
+    return Interval(level, familywise, cells, st.resamples_for(level))
+
+
+def _side_values(rows: pd.DataFrame, run: str, allocator: str, name: str) -> tuple[np.ndarray, str]:
+    """(values, "") of one run's side of a cell, or (empty, why there are none)."""
+    if rows.empty:
+        return np.array([]), f"absent from {run}"
+    if allocator == "void" and name.startswith("net_"):
+        return np.array([]), "void is the baseline: its net figures are 0 by definition"
+    ok = rows[rows["status"] == "ok"]
+    if ok.empty:
+        status = rows["status"].iloc[0]
+        reasons = [r for r in rows["reason"] if isinstance(r, str) and r]
+        return np.array([]), f"{status} in {run}" + (f": {reasons[0]}" if reasons else "")
+    kept = measured_timing(ok)
+    if kept.empty:
+        return np.array([]), f"every process disturbed in {run} ({len(ok)} of {len(ok)})"
+    column = catalogue.column_of(name)
+    values = st.clean(kept[column].to_numpy()) if column in kept else np.array([])
+    if values.size:
+        return values, ""
+    if name.startswith("net_") and "baseline_cycles_per_pair" in kept and kept["baseline_cycles_per_pair"].isna().all():
+        return values, f"no void baseline in {run} (no ok void cell at the same threads and repetition)"
+    return values, f"no value of {name} in {run}"
+
+
+def _reason_without_interval(va: np.ndarray, vb: np.ndarray, note: str, names: tuple[str, str]) -> str:
+    for values, run in zip((va, vb), names):
+        if values.size < 2:
+            return f"only {values.size} undisturbed repetition in {run}: no interval"
+    return note or "no interval"
+
+
+def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.DEFAULT_THRESHOLD_PERCENT / 100,
+                 familywise: float = st.CONFIDENCE) -> pd.DataFrame:
+    """One row per timing cell of either run (COLUMNS): the decision with its reason, repetitions
+    and medians per run, ratio B / A with its interval [ci_low, ci_high] at ci_level, Mann-Whitney
+    p and its Benjamini-Hochberg adjustment.  `values` holds the (A, B) repetitions compared.
+    `table.attrs["interval"]` is the Interval used.  metric None = each workload's headline;
+    threshold a fraction (0.05).  pre: runs holds exactly two files."""
+    names = tuple(runs.run_names())
+    cells = runs.cells
+    mode = cells["mode"].fillna("timing")
+    timing = cells[mode == "timing"]
+    keys = list(dict.fromkeys(zip(timing["workload"], timing["allocator"], timing["threads"].astype(int))))
     rows = []
-    for key, ga in a.groupby(CELL, sort=False):
-        gb = b[(b["workload"] == key[0]) & (b["allocator"] == key[1]) & (b["threads"] == key[2])]
-        name = metric or headline_metric(key[0])
-        column = catalogue.column_of(name)  # workload_metrics.NAME for a workload metric
-        if gb.empty or key[1] == "void" or column not in ga or column not in gb:
-            continue
-        va, vb = st.clean(ga[column].to_numpy()), st.clean(gb[column].to_numpy())
-        if va.size == 0 or vb.size == 0:
-            continue
-        r = st.ratio_of_medians(vb, va)
-        p = st.mann_whitney_p(va, vb)
-        rows.append({"workload": key[0], "allocator": key[1], "threads": int(key[2]), "metric": name,
-                     "reps_a": len(va), "reps_b": len(vb),
-                     "median_a": float(pd.Series(va).median()), "median_b": float(pd.Series(vb).median()),
-                     "ratio": r["ratio"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": p, "values": (va, vb)})
-    for row, adjusted in zip(rows, st.fdr_adjust([row["p"] for row in rows])):
-        row["p_adjusted"] = adjusted
-        row["significance"] = st.significance_mark(adjusted, row["reps_a"], row["reps_b"])
-    table = pd.DataFrame(rows, columns=CELL + ["metric", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
-                                               "p", "p_adjusted", "significance", "values"])
+    for workload, allocator, threads in keys:
+        name = metric or headline_metric(workload)
+        here = timing[(timing["workload"] == workload) & (timing["allocator"] == allocator) & (timing["threads"] == threads)]
+        (va, why_a), (vb, why_b) = (_side_values(here[here["run"] == run], run, allocator, name) for run in names)
+        rows.append({"workload": workload, "allocator": allocator, "threads": threads, "metric": name,
+                     "reason": "; ".join(dict.fromkeys(w for w in (why_a, why_b) if w)), "reps_a": int(va.size), "reps_b": int(vb.size),
+                     "median_a": float(np.median(va)) if va.size else math.nan,
+                     "median_b": float(np.median(vb)) if vb.size else math.nan, "values": (va, vb)})
+    decided = [r for r in rows if not r["reason"] and r["reps_a"] >= 2 and r["reps_b"] >= 2]
+    interval = interval_for(len(decided), familywise)
+    for r in rows:
+        va, vb = r["values"]
+        ratio = st.ratio_of_medians(vb, va, interval.level, interval.resamples) if va.size and vb.size else \
+            {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": ""}
+        r.update(ratio=ratio["ratio"], ci_low=ratio["ci_low"], ci_high=ratio["ci_high"],
+                 ci_level=interval.level if not math.isnan(ratio["ci_low"]) else math.nan,
+                 p=st.mann_whitney_p(va, vb) if va.size and vb.size else math.nan)
+        if r["reason"]:
+            r["decision"] = rule.NOT_AVAILABLE
+        elif math.isnan(r["ci_low"]):
+            r["decision"], r["reason"] = rule.NOT_AVAILABLE, _reason_without_interval(va, vb, ratio["note"], names)
+        else:
+            r["decision"], r["reason"] = rule.decide(r["ci_low"], r["ci_high"], threshold, r["metric"] in rule.HIGHER_IS_BETTER)
+    for r, adjusted in zip(rows, st.fdr_adjust([r["p"] for r in rows])):
+        r["p_adjusted"] = adjusted
+        r["significance"] = st.significance_mark(adjusted, r["reps_a"], r["reps_b"])
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table["order"] = table["decision"].map(rule.ORDER)
+    table = table.sort_values(["order", "ratio"], ascending=[True, False], kind="stable").drop(columns="order")
+    table = table.reset_index(drop=True)
+    table.attrs["interval"] = interval
     return table
 
 
-def differences(runs: Runs, table: pd.DataFrame, metric: str) -> list[str]:
-    """Why the two runs may not be comparable, and which cells the comparison leaves out."""
-    a_name, b_name = runs.run_names()
-    notes = []
-    plans = [doc["context"].get("plan", {}) for doc in runs.documents]
-    for key in PLAN_KEYS:
-        a, b = (plan.get(key, PLAN_DEFAULTS.get(key)) for plan in plans)
-        if a != b:
-            notes.append(f"the runs differ in {key}: {a_name} {a} vs {b_name} {b}")
-    compared = set(zip(table["workload"], table["allocator"], table["threads"]))
-    for name in (a_name, b_name):
-        cells = runs.cells[(runs.cells["run"] == name) & (runs.cells["allocator"] != "void")]
-        missing = sorted({(w, al, int(t)) for w, al, t in zip(cells["workload"], cells["allocator"], cells["threads"])} - compared)
-        if missing:
-            notes.append(f"not compared (absent, failed or without {metric} in one run): " +
-                         ", ".join(f"{al}@{t}" for _, al, t in missing[:20]) + (" ..." if len(missing) > 20 else ""))
-    return notes
+def decided(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows with a decision (not n/a): the cells present, measured and with an interval in both runs."""
+    return table[table["decision"] != rule.NOT_AVAILABLE]
 
 
-def summary_line(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> str:
-    g = st.geometric_mean(table["ratio"])
-    significant = int(table["significance"].isin(["*", "**"]).sum())
-    if math.isnan(g):
-        return f"geomean {b_name} / {a_name} of {metric}: n/a (no comparable cells)"
-    low, high = st.geomean_ratio_interval(list(table["values"])) if "values" in table else (math.nan, math.nan)
-    interval = "" if math.isnan(low) else f" [{low:.3f}, {high:.3f}] ({st.CONFIDENCE:.0%} bootstrap)"
-    verdict = ("the interval holds 1: no overall difference" if not math.isnan(low) and low <= 1 <= high
-               else f"< 1 means {b_name} is cheaper")
-    return (f"geomean {b_name} / {a_name} of {metric}: {g:.3f}{interval} over {len(table)} cells "
-            f"({significant} of {len(table)} significant at p < {st.ALPHA} after the Benjamini-Hochberg adjustment); {verdict}")
+def geomean(table: pd.DataFrame, threshold: float, higher_is_better: bool = False) -> dict:
+    """The geometric mean of B / A over the decided cells (present in both runs, with an interval)
+    with its 95% percentile-bootstrap interval (every cell's repetitions resampled), how many cells
+    it averages out of how many rows, and the same decision rule applied to it (not part of the
+    exit status).  n/a figures carry a reason."""
+    cells = decided(table)
+    out = {"ratio": math.nan, "low": math.nan, "high": math.nan, "level": st.CONFIDENCE, "cells": len(cells),
+           "of_cells": len(table), "method": f"{st.CONFIDENCE:.0%} percentile bootstrap of the geometric mean, "
+           f"every cell's repetitions resampled, {st.BOOTSTRAP_RESAMPLES} resamples"}
+    if cells.empty:
+        return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no cell has a ratio in both runs"}
+    out["ratio"] = st.geometric_mean(cells["ratio"])
+    out["low"], out["high"] = st.geomean_ratio_interval(list(cells["values"]))
+    if math.isnan(out["low"]):
+        return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no bootstrap interval (a resampled median <= 0)"}
+    out["decision"], out["reason"] = rule.decide(out["low"], out["high"], threshold, higher_is_better)
+    return out
 
 
-def to_markdown(table: pd.DataFrame, a_name: str, b_name: str, metric: str) -> str:
-    mixed = "metric" in table and table["metric"].nunique() > 1
-    if mixed:
-        head = "| workload | allocator | threads | metric | reps A/B | A | B | B / A [95% CI] | p | p adjusted |\n"
-        head += "|---|---|---:|---|---:|---:|---:|---|---:|---:|\n"
-    else:
-        head = f"| workload | allocator | threads | reps A/B | {metric} A | {metric} B | B / A [95% CI] | p | p adjusted |\n"
-        head += "|---|---|---:|---:|---:|---:|---|---:|---:|\n"
-    body = ""
-    for r in table.itertuples():
-        ci = "" if math.isnan(r.ci_low) else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]"
-        ratio = "n/a" if math.isnan(r.ratio) else f"{r.ratio:.3f}{ci}"
-        mark = {"n/a": " (test n/a)"}.get(r.significance, " " + r.significance if r.significance else "")
-        body += (f"| {r.workload} | {r.allocator} | {r.threads} | " + (f"{r.metric} | " if mixed else "") + f"{r.reps_a}/{r.reps_b} | {r.median_a:.4g} | "
-                 f"{r.median_b:.4g} | {ratio}{mark} | {r.p:.3g} | {r.p_adjusted:.3g} |\n")
-    return f"A = {a_name}, B = {b_name}\n\n" + head + body + "\n" + summary_line(table, a_name, b_name, metric) + "\n"
+def differences(runs: Runs, table: pd.DataFrame, metric: str = "") -> list[str]:
+    """Why the two runs may not be comparable, one line each: the context differences
+    (compare_context.py; plan fields without their "plan." prefix) and the n/a cells with their
+    reasons.  `metric` is unused (kept for callers of the earlier signature)."""
+    from .compare_context import context_differences
+    notes = [f"the runs differ in {d['field'].removeprefix('plan.')}: A {d['a']} vs B {d['b']}"
+             for d in context_differences(runs.documents)]
+    return notes + [f"not compared: {r.workload} {r.allocator}@{r.threads}: {r.reason}"
+                    for r in table.itertuples() if r.decision == rule.NOT_AVAILABLE]
 
 
-def report_text(runs: Runs, table: pd.DataFrame, metric: str | None = None) -> str:
-    a_name, b_name = runs.run_names()
-    metric = metric_label(table, metric)
-    notes = differences(runs, table, metric)
-    return to_markdown(table, a_name, b_name, metric) + "".join(f"note: {n}\n" for n in notes)
+def report_text(runs: Runs, table: pd.DataFrame | None = None, metric: str | None = None,
+                threshold: float = rule.DEFAULT_THRESHOLD_PERCENT / 100) -> str:
+    """The console text of `allocstress compare` for these runs (compare_text.render); `table`,
+    when given, is used as the timing cells instead of computing them again."""
+    from . import compare_result, compare_text
+    c = compare_result.compare_loaded(runs, metric, threshold, table)
+    return compare_text.render(c)

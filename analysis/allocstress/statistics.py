@@ -15,7 +15,9 @@ repetitions and no ties the smallest reachable p-value is 2 / C(n1+n2, n1): 3 vs
 reach 5%, and `significance_mark` then says n/a.  Comparing many cells at once (`compare`), the
 p-values are adjusted by the Benjamini-Hochberg method, so that an A/A comparison calls any cell
 significant with probability at most ALPHA; the geometric mean of the cells' ratios gets a
-percentile-bootstrap interval (every cell's repetitions resampled).
+percentile-bootstrap interval (every cell's repetitions resampled).  `compare` decides every
+cell by its ratio's interval widened for the number of cells compared (Bonferroni:
+`familywise_level`), with enough resamples for the thinner tails (`resamples_for`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ CONFIDENCE = 0.95           # nominal level of the intervals
 BOOTSTRAP_RESAMPLES = 2000  # percentile bootstrap; fixed seed, so intervals are reproducible
 BOOTSTRAP_SEED = 20180101
 EXACT_TEST_MAX_VALUES = 20  # exact permutation Mann-Whitney up to this many values in all
+TAIL_RESAMPLES = 50         # resamples_for: at least this many resamples beyond each end of an interval
+MAX_RESAMPLES = 100_000     # ... but never more resamples than this (memory and time)
+RESAMPLED_VALUES_PER_CHUNK = 4_000_000  # resampled values held at once (bounds memory; same random stream)
 
 
 def clean(values) -> np.ndarray:
@@ -75,6 +80,28 @@ def summarise_cell(values) -> dict:
             "ci_level": level, "cv": cv, "unstable": bool(not math.isnan(cv) and cv >= UNSTABLE_CV)}
 
 
+def resampled_medians(rng: np.random.Generator, values: np.ndarray, resamples: int) -> np.ndarray:
+    """The medians of `resamples` bootstrap resamples of `values` (drawn with replacement), computed
+    in chunks of rows: the same numbers, from the same random stream, as one
+    np.median(rng.choice(values, size=(resamples, n)), axis=1), without holding all of them."""
+    rows = max(1, RESAMPLED_VALUES_PER_CHUNK // max(1, values.size))
+    return np.concatenate([np.median(rng.choice(values, size=(min(rows, resamples - start), values.size)), axis=1)
+                           for start in range(0, resamples, rows)])
+
+
+def familywise_level(cells: int, level: float = CONFIDENCE) -> float:
+    """The level each of `cells` intervals needs so that all of them hold their true values with
+    probability at least `level` (Bonferroni: 1 - (1 - level) / cells; valid whatever the
+    dependence between cells).  `level` itself for one cell or none."""
+    return 1 - (1 - level) / max(1, cells)
+
+
+def resamples_for(level: float) -> int:
+    """Bootstrap resamples for a percentile interval at `level`: enough that TAIL_RESAMPLES fall
+    beyond each end ((1 - level) / 2 of them do), at least BOOTSTRAP_RESAMPLES, at most MAX_RESAMPLES."""
+    return int(min(MAX_RESAMPLES, max(BOOTSTRAP_RESAMPLES, math.ceil(TAIL_RESAMPLES / ((1 - level) / 2)))))
+
+
 def ratio_of_medians(numerator, denominator, level: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES,
                      seed: int = BOOTSTRAP_SEED) -> dict:
     """{"ratio", "ci_low", "ci_high", "note"}: median(numerator) / median(denominator) with a
@@ -93,8 +120,8 @@ def ratio_of_medians(numerator, denominator, level: float = CONFIDENCE, resample
         out["note"] = "fewer than 2 values: no interval"
         return out
     rng = np.random.default_rng(seed)
-    ra = np.median(rng.choice(a, size=(resamples, a.size)), axis=1)
-    rb = np.median(rng.choice(b, size=(resamples, b.size)), axis=1)
+    ra = resampled_medians(rng, a, resamples)
+    rb = resampled_medians(rng, b, resamples)
     if np.any(ra <= 0) or np.any(rb <= 0):
         out["note"] = "some resampled medians are <= 0: no interval"
         return out
@@ -186,8 +213,8 @@ def geomean_ratio_interval(pairs, level: float = CONFIDENCE, resamples: int = BO
         a, b = clean(a), clean(b)
         if a.size < 2 or b.size < 2:
             continue
-        ma = np.median(rng.choice(a, size=(resamples, a.size)), axis=1)
-        mb = np.median(rng.choice(b, size=(resamples, b.size)), axis=1)
+        ma = resampled_medians(rng, a, resamples)
+        mb = resampled_medians(rng, b, resamples)
         with np.errstate(divide="ignore", invalid="ignore"):
             logs.append(np.where((ma > 0) & (mb > 0), np.log(mb / ma), np.nan))
     if not logs:

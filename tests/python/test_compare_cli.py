@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import allocstress
-from allocstress import compare
+from allocstress import compare, compare_result, compare_text
 
 ALLOCSTRESS = os.environ.get("ALLOCSTRESS")
 
@@ -29,31 +29,38 @@ def test_compare_finds_the_known_factor(golden, tmp_path):
     scaled_copy(golden, b, 2.0)
     runs = allocstress.load_runs([golden, b])
     table = compare.compare_runs(runs)
-    assert len(table) == 12  # 6 allocators x 2 thread counts, void excluded
-    assert table["ratio"].tolist() == pytest.approx([2.0] * 12)
+    assert len(table) == 14  # 7 allocators x 2 thread counts: every cell has a row
+    measured = table[table["allocator"] != "void"]
+    assert measured["ratio"].tolist() == pytest.approx([2.0] * 12)
+    assert set(table[table["allocator"] == "void"]["decision"]) == {"n/a"}
     # Where A's repetitions and 2 x A's do not overlap, the exact 5-vs-5 test gives p = 2/252.
     separated = 0
-    for row in table.itertuples():
+    for row in measured.itertuples():
         a = [e["net_cycles_per_pair"] for e in runs.documents[0]["benchmarks"] if e["run_type"] == "iteration"
              and e["allocator"] == row.allocator and e["threads"] == row.threads]
         if max(a) < 2 * min(a):
             separated += 1
-            # adjusted over the 12 cells (Benjamini-Hochberg): still below 5% with 6 or more such cells
+            # adjusted over the 12 cells with a p (Benjamini-Hochberg): still below 5% with 6 or more such cells
             assert row.p == pytest.approx(2 / 252) and row.p_adjusted <= 12 / separated * 2 / 252 + 1e-12
             assert row.significance in ("*", "**")
+            # every resampled median of B over one of A is at least 2 min(A) / max(A)
+            assert row.ci_low >= 2 * min(a) / max(a) - 1e-12
+            if 2 * min(a) / max(a) > 1.05:
+                assert row.decision == "worse"
     assert separated >= 6
-    line = compare.summary_line(table, "golden-tiny", "doubled", "net_cycles_per_pair")
-    assert "2.000 [" in line and "over 12 cells" in line
-    low, high = (float(x) for x in line.split("2.000 [")[1].split("]")[0].split(", "))
-    assert low <= 2.0 <= high  # the bootstrap interval of the geometric mean holds the true factor
+    g = compare.geomean(table, 0.05)
+    assert g["ratio"] == pytest.approx(2.0) and g["cells"] == len(compare.decided(table)) and g["of_cells"] == 14
+    assert g["low"] <= 2.0 <= g["high"]  # the bootstrap interval of the geometric mean holds the true factor
 
 
 def test_compare_of_a_run_with_itself_is_neutral(golden, tmp_path):
     same = str(tmp_path / "same.json")
     scaled_copy(golden, same, 1.0)
     table = compare.compare_runs(allocstress.load_runs([golden, same]))
-    assert table["ratio"].tolist() == pytest.approx([1.0] * len(table))
-    assert (table["significance"] == "").all()
+    measured = table[table["allocator"] != "void"]
+    assert measured["ratio"].tolist() == pytest.approx([1.0] * len(measured))
+    assert (measured["significance"] == "").all()
+    assert set(table["decision"]) <= {"no change", "n/a"}
 
 
 def test_compare_names_the_cells_it_leaves_out(golden, tmp_path):
@@ -63,11 +70,11 @@ def test_compare_names_the_cells_it_leaves_out(golden, tmp_path):
                 e.update(status="failed", reason="constructed")
     from conftest import write_variant
     b = write_variant(tmp_path, "b.json", fail_jemalloc)
-    runs = allocstress.load_runs([golden, b])
-    table = compare.compare_runs(runs)
-    assert "jemalloc" not in set(table["allocator"])
-    text = compare.report_text(runs, table, "net_cycles_per_pair")
-    assert "not compared" in text and "jemalloc@1" in text and "jemalloc@2" in text
+    c = compare_result.compare_files(golden, b)
+    jemalloc = c.cells[c.cells["allocator"] == "jemalloc"]
+    assert list(jemalloc["decision"]) == ["n/a", "n/a"] and set(jemalloc["reason"]) == {"failed in b: constructed"}
+    text = compare_text.render(c)
+    assert text.count("| n/a | alloc-test | jemalloc |") == 2 and "failed in b: constructed" in text
 
 
 def test_same_file_names_in_different_folders_are_told_apart(golden, tmp_path):
@@ -87,8 +94,9 @@ def test_cli_compare_and_report(golden, tmp_path):
     b = str(tmp_path / "b.json")
     scaled_copy(golden, b, 0.5)
     r = run_cli("compare", golden, b, "--csv", str(tmp_path / "c.csv"))
-    assert r.returncode == 0, r.stderr
-    assert "geomean b / golden-tiny of net_cycles_per_pair: 0.500" in r.stdout
+    assert r.returncode == 0, r.stderr  # B is cheaper: nothing is worse
+    assert "geomean b / golden-tiny of net_cycles_per_pair: 0.500 [" in r.stdout
+    assert "cells decided in both runs (of 14; n/a cells are left out)" in r.stdout
     assert os.path.getsize(tmp_path / "c.csv") > 0
     r = run_cli("report", golden, "-o", str(tmp_path / "rep"))
     assert r.returncode == 0, r.stderr
@@ -172,9 +180,42 @@ def test_results_without_cells_still_give_a_report(golden, tmp_path):
     (["report"], "the following arguments are required"),
     (["compare", "only-one.json"], "the following arguments are required"),
     (["compare", "a.json", "b.json", "--metric", "speed"], "invalid choice"),
+    (["compare", "a.json", "b.json", "--threshold", "-5"], "--threshold '-5' is not a percentage (accepted: a number from 0 up to 100"),
+    (["compare", "a.json", "b.json", "--threshold", "five"], "--threshold 'five' is not a percentage"),
+    (["compare", "a.json", "b.json", "--threshold", "5%%"], "--threshold '5%%' is not a percentage"),
+    (["compare", "--gbench-view", "v.json"], "the following arguments are required"),
 ])
 def test_bad_options_get_one_clear_line(args, message):
     r = run_cli(*args)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+def test_bad_threshold_writes_nothing(golden, tmp_path):
+    out = tmp_path / "c.json"
+    r = run_cli("compare", golden, golden, "--threshold", "-1", "--json", str(out))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
+    assert not out.exists()
+
+
+def test_unwritable_json_gets_one_clear_line_and_leaves_no_csv(golden, tmp_path):
+    b = str(tmp_path / "b.json")
+    scaled_copy(golden, b, 1.0)
+    csv = tmp_path / "c.csv"
+    r = run_cli("compare", golden, b, "--csv", str(csv), "--json", "/nonexistent/dir/x.json")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "/nonexistent/dir/x.json" in lines[0], r.stderr
+    assert r.stdout == "" and not csv.exists()
+
+
+def test_help_lists_every_option_with_its_default():
+    r = run_cli("compare", "--help")
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("Compare two results files") and lines[1] == "Usage: allocstress compare [OPTIONS] A.json B.json"
+    for option in ("--threshold PCT", "--metric METRIC", "--json FILE", "--csv FILE", "--gbench-view OUT.json"):
+        row = next(line for line in lines if line.strip().startswith(option))
+        assert row.index(option) == 2 and row[30 - 1] == " " and row[30] != " " and "default" in row, row
+    r = run_cli("report", "--help")
+    assert r.returncode == 0 and "  -o,--out DIR" in r.stdout and "(default <first results>-report)" in r.stdout

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cells/workload_registry.hpp"
+#include "results/results_summary.hpp"
 #include "results/table_parts.hpp"
 
 namespace allocstress::table_parts {
@@ -125,7 +126,8 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
       // void's spread is that of its raw cost (its net cost is 0)
       const Json& spread = cv == nullptr ? Json() : baseline ? cv->value("cycles_per_pair", Json()) : value_of(*cv, *m);
       md << " " << (spread.is_number() ? fixed(Json(100 * spread.get<double>()), 1) : std::string("n/a")) << " | " << (baseline && net_of_void ? std::string("-") : interval_text(med, *m)) << " |";
-      if (vs_system) md << " " << (baseline ? std::string("-") : versus_system_text(med)) << " |";
+      if (vs_system)
+        md << " " << (baseline ? std::string("-") : std::get<1>(key) == kReferenceAllocator ? std::string("reference") : versus_system_text(med)) << " |";
     }
     if (!companion.empty()) md << " " << (baseline ? std::string("-") : companion_ratio(key, companion, med, agg)) << " |";
     md << "\n";

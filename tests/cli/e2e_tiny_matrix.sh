@@ -12,7 +12,10 @@ found=$("$ALLOCSTRESS" list | tail -n +3 | awk '$3 == "found" {print $1}')
 for a in $found; do
   [ "$(grep -c "^alloc-test	timing	$a	[12]	ok	" <<<"$cells")" = 4 ] && pass || fail "$a: not 4 ok timing cells: $(grep "	$a	" <<<"$cells")"
   [ "$(grep -c "^alloc-test	counts	$a	1	ok	" <<<"$cells")" = 1 ] && pass || fail "$a: no ok counts cell: $(grep "	$a	" <<<"$cells")"
-  grep -q "^| $a" "$T/r.md" && pass || fail "$a missing from the Markdown table"
+  # a row, or (when every process of its cells was disturbed: one preemption is most of a TINY
+  # cell's 8 ms, and the replacements may be disturbed too on a busy machine) a "Not measured" line
+  { grep -q "^| $a" "$T/r.md" || grep -q "^- $a x alloc-test at [12] threads: [0-9]* cell(s) disturbed: " "$T/r.md"; } && pass \
+    || fail "$a neither in the Markdown table nor listed as disturbed"
 done
 /usr/bin/python3 - "$T/r.json" <<'PY' && pass || fail "counts records are not net of void, or the allocator's calls are not attributed"
 import json, sys
@@ -37,8 +40,14 @@ import sys
 md = open(sys.argv[1]).read()
 verdict = md.index("### Verdict")
 assert verdict < md.index("### alloc-test"), "verdict after the tables"
-for t in ("1 thread", "2 threads"):
-    assert f"**alloc-test, {t}**: cost in net cycles/pair, cheapest first" in md, t
+# a cost ranking for each thread count where some allocator has an interval (a cell whose
+# processes were all disturbed but one has none)
+rows = [line.split("|")[1:-1] for line in md.split("### alloc-test", 1)[1].split("### Counts", 1)[0].splitlines()
+        if line.startswith("| ") and not line.startswith("| allocator")]
+for t in ("1", "2"):
+    ranked = [r for r in rows if r[1].strip() == t and "void" not in r[0] and r[5].strip() != "n/a"]
+    label = f"**alloc-test, {t} thread{'s' if t != '1' else ''}**: cost in net cycles/pair, cheapest first"
+    assert (label in md) == bool(ranked), (t, ranked)
 assert "**alloc-test, counts tier**" in md
 assert "- 1: **" in md[verdict:]
 PY

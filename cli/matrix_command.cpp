@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/name_checks.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"
@@ -148,6 +149,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   }
   if (resume) return resume_locally(exe, command_line);
 
+  // Mistyped names get their suggestion here (the planner checks them again, without one).
+  if (kind != Kind::replay) check_workload_names(workload.workload);
+  if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
   PlanRequest request;
   request.preset = preset;
   request.workloads = workload.workload;

@@ -110,6 +110,8 @@ void MatrixCommand::add_to(CLI::App& app) {
   workload.add_deprecated_to(*cmd);
   if (replay)  // the trace is the argument; replay has no profile or simulated cells: accepted (for a clear error), not listed
     for (const char* hidden : {"--trace", "--profile", "--sample-every", "--cache-sim"}) cmd->get_option(hidden)->group("");
+  if (slurm)  // a Slurm array's cells are fixed when it is submitted: accepted (for a clear error), not listed
+    for (const char* hidden : {"--target-ci", "--time-budget"}) cmd->get_option(hidden)->group("");
 }
 
 int MatrixCommand::execute(const std::string& command_line) {

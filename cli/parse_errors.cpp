@@ -21,10 +21,11 @@ const CLI::App& deepest_parsed(const CLI::App& app) {
   return app;
 }
 
-// The commands `app` lists in --help.
+// The commands `app` lists in --help, deprecated spellings left out.
 std::vector<std::string> listed_commands(const CLI::App& app) {
   std::vector<std::string> out;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) out.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty() && s->get_group() != "Deprecated spellings"; }))
+    out.push_back(sub->get_name());
   return out;
 }
 

@@ -67,7 +67,7 @@ Cell cell_from_flags(const RunCommand& r) {
 }  // namespace
 
 void RunCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("run", "Measure one cell in this process (re-executed once with the allocator's LD_PRELOAD) and print its JSON record");
+  cmd = app.add_subcommand("run", "Measure one cell in this process (re-executed once with the allocator's LD_PRELOAD; --cache-sim, --counts and --profile run it in child processes) and print its JSON record");
   cmd->add_option("--allocator", allocator, "Allocator name, or NAME=/path/lib.so (a drop-in library not in the manifest)")->group("General");
   cmd->add_option("--threads", threads, "Worker threads (default 1; replay: the trace's; fitted: the fit file's)")->group("General");
   cmd->add_option("--cell", cell_file,

@@ -45,9 +45,14 @@ std::string see_help(const std::string& path) { return "see allocstress " + (pat
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error) {
   const CLI::App& where = deepest_parsed(app);
   const std::string path = command_path(where);
-  const std::vector<std::string> left = where.remaining(false);
+  // Left-over arguments explain an ExtrasError, and a RequiredError raised before CLI11 reports
+  // them; any other error (a value that does not convert, ...) names its own problem.
+  const bool leftovers_matter = dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr ||
+                                dynamic_cast<const CLI::RequiredError*>(&error) != nullptr;
+  const std::vector<std::string> left = leftovers_matter ? where.remaining(false) : std::vector<std::string>{};
   std::string option, argument;  // the first unknown option and the first unexpected argument
   for (const std::string& item : left) {
+    if (item == "--") continue;
     if (option.empty() && item.size() > 1 && item[0] == '-') option = item.substr(0, item.find('='));
     if (argument.empty() && !(item.size() > 1 && item[0] == '-')) argument = item;
   }
@@ -60,7 +65,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
   }
   if (!argument.empty() && !commands.empty()) return unknown_name_message("command", argument, commands, "; " + see_help(path));
   if (!argument.empty()) return "unexpected argument '" + argument + "' of allocstress " + path + " (" + see_help(path) + ")";
-  if (where.get_subcommands().empty() && !commands.empty()) {  // no command given
+  if (leftovers_matter && where.get_subcommands().empty() && !commands.empty()) {  // no command given
     std::string list;
     for (const std::string& c : commands) list += (list.empty() ? "" : ", ") + c;
     return "allocstress " + (path.empty() ? "" : path + " ") + "needs a command (accepted: " + list + "; " + see_help(path) + ")";

@@ -14,6 +14,8 @@ expect_error 2 "unknown option '--verison' of allocstress: did you mean --versio
 expect_error 2 "unknown option '--zzzzzzzz' of allocstress matrix (accepted: "    -- "$ALLOCSTRESS" matrix "${R[@]}" --zzzzzzzz
 expect_error 2 "unknown allocator 'jemaloc': did you mean jemalloc? (accepted: void, " -- "$ALLOCSTRESS" matrix "${R[@]}" --allocators system,jemaloc
 expect_error 2 "unknown allocator 'jemaloc': did you mean jemalloc? (accepted: void, " -- "$ALLOCSTRESS" run --allocator jemaloc
+expect_error 2 "unknown allocator 'jemaloc': did you mean jemalloc?" -- "$ALLOCSTRESS" trace --allocator jemaloc -- true
+expect_error 2 "unknown allocator 'jemaloc': did you mean jemalloc?" -- "$ALLOCSTRESS" fit "$T/none.ast" -o "$T/fit.json" --evaluate --allocators system,jemaloc
 expect_error 2 "unknown workload 'aloc-test': did you mean alloc-test? (accepted: alloc-test, " -- "$ALLOCSTRESS" run --allocator system --workload aloc-test
 expect_error 2 "unknown workload 'bintre': did you mean bintree? (accepted: alloc-test, " -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintre,linkedlist
 expect_error 2 "allocstress needs a command (accepted: list, "                     -- "$ALLOCSTRESS"

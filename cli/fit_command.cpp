@@ -10,6 +10,7 @@
 
 #include "trace/trace_reader.hpp"
 #include "cli/commands.hpp"
+#include "cli/name_checks.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"
 #include "platform/machine_context.hpp"
@@ -78,6 +79,7 @@ int FitCommand::execute() {
       throw UsageError(e.what());
     }
     if (reps == 0) throw UsageError("--reps must be at least 1, got 0");
+    if (!allocators.empty()) check_allocator_names(load_catalog(manifest, {}), allocators);
   } else {
     for (const char* opt : {"--allocators", "--reps", "--access", "--manifest"})
       if (cmd->count(opt) > 0) throw UsageError(std::string(opt) + " applies to --evaluate only");

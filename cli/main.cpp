@@ -10,10 +10,12 @@
 #include "cli/commands.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/import_command.hpp"
+#include "cli/parse_errors.hpp"
 #include "cli/python_commands.hpp"
 #include "cli/slurm_commands.hpp"
 #include "cli/trace_command.hpp"
 #include "cli/trace_info_command.hpp"
+#include "platform/build_identity.hpp"
 
 int main(int argc, char** argv) {
   using namespace allocstress;
@@ -22,6 +24,15 @@ int main(int argc, char** argv) {
     if (std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "--help-all")
       WorkloadFlags::describe_defaults = true;
   app.require_subcommand(1);
+  // "allocstress 0.1.0 (commit 1a2b3c4, Release)": the commit is read only when asked for.
+  app.set_version_flag(
+      "--version",
+      [] {
+        const std::string commit = source_commit();
+        const std::string shown = commit == "unknown" ? commit : commit.substr(0, 7) + (commit.ends_with("-dirty") ? "-dirty" : "");
+        return "allocstress " + allocstress_version() + " (commit " + shown + ", " + build_description() + ")";
+      },
+      "Print the version, the source commit (-dirty: modified) and the build type, and exit");
   ListCommand list;
   RunCommand run;
   MatrixCommand matrix;
@@ -94,8 +105,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "allocstress: error: " << e.what() << " (see allocstress --help)\n";
+    std::cerr << "allocstress: error: " << parse_error_message(app, e) << "\n";
     return kExitUsage;
   } catch (const UsageError& e) {
     std::cerr << "allocstress: error: " << e.what() << "\n";

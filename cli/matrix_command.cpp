@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/name_checks.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"
@@ -109,6 +110,8 @@ void MatrixCommand::add_to(CLI::App& app) {
   workload.add_deprecated_to(*cmd);
   if (replay)  // the trace is the argument; replay has no profile or simulated cells: accepted (for a clear error), not listed
     for (const char* hidden : {"--trace", "--profile", "--sample-every", "--cache-sim"}) cmd->get_option(hidden)->group("");
+  if (slurm)  // a Slurm array's cells are fixed when it is submitted: accepted (for a clear error), not listed
+    for (const char* hidden : {"--target-ci", "--time-budget"}) cmd->get_option(hidden)->group("");
 }
 
 int MatrixCommand::execute(const std::string& command_line) {
@@ -148,6 +151,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   }
   if (resume) return resume_locally(exe, command_line);
 
+  // Mistyped names get their suggestion here (the planner checks them again, without one).
+  if (kind != Kind::replay) check_workload_names(workload.workload);
+  if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
   PlanRequest request;
   request.preset = preset;
   request.workloads = workload.workload;

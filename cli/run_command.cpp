@@ -7,6 +7,7 @@
 #include "allocators/allocator_catalog.hpp"
 #include "cells/workload_registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/name_checks.hpp"
 #include "plan/cell_encoding.hpp"
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
@@ -25,6 +26,7 @@ Cell cell_from_flags(const RunCommand& r) {
   cell.allocator = r.allocator.substr(0, eq);
   if (eq != std::string::npos) cell.allocator_library = r.allocator.substr(eq + 1);
   cell.manifest = r.manifest;
+  check_workload_names(r.workload.workload);
   cell.workload = selected_workloads(r.workload.workload, false).front();
   const WorkloadEntry& entry = workload_entry(cell.workload);
   OptionValues given = r.workload.given();
@@ -65,7 +67,7 @@ Cell cell_from_flags(const RunCommand& r) {
 }  // namespace
 
 void RunCommand::add_to(CLI::App& app) {
-  cmd = app.add_subcommand("run", "Measure one cell in this process (re-executed once with the allocator's LD_PRELOAD) and print its JSON record");
+  cmd = app.add_subcommand("run", "Measure one cell in this process (re-executed once with the allocator's LD_PRELOAD; --cache-sim, --counts and --profile run it in child processes) and print its JSON record");
   cmd->add_option("--allocator", allocator, "Allocator name, or NAME=/path/lib.so (a drop-in library not in the manifest)")->group("General");
   cmd->add_option("--threads", threads, "Worker threads (default 1; replay: the trace's; fitted: the fit file's)")->group("General");
   cmd->add_option("--cell", cell_file,
@@ -104,6 +106,7 @@ int RunCommand::execute() {
   const std::vector<std::string> added =
       cell.allocator_library.empty() ? std::vector<std::string>{} : std::vector{cell.allocator + "=" + cell.allocator_library};
   const AllocatorCatalog catalog = load_catalog(cell.manifest, added);
+  check_allocator_names(catalog, cell.allocator);
   const AllocatorSpec* spec = nullptr;
   try {
     spec = &catalog.find(cell.allocator);

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/name_checks.hpp"
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "trace/trace_reader.hpp"
@@ -166,6 +167,7 @@ int TraceCommand::execute() {
   if (!allocator.empty()) {
     const bool user_library = allocator.find('=') != std::string::npos;
     const AllocatorCatalog catalog = load_catalog(manifest, user_library ? std::vector{allocator} : std::vector<std::string>{});
+    if (!user_library) check_allocator_names(catalog, allocator);
     const AllocatorSpec* spec = nullptr;
     try {
       spec = &catalog.find(user_library ? allocator.substr(0, allocator.find('=')) : allocator);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/build_identity.hpp"
 #include "platform/busy_processes.hpp"
 #include "platform/perf_counters.hpp"
 #include "platform/sanitizer_build.hpp"
@@ -164,11 +165,6 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
   warnings.push_back("this build has a sanitizer (ASan or TSan): figures are not representative");
 #endif
 
-  std::string commit = first_line_of_command("git -C '" ALLOCSTRESS_SOURCE_DIR "' rev-parse HEAD");
-  if (commit.empty()) commit = "unknown";
-  else if (!first_line_of_command("git -C '" ALLOCSTRESS_SOURCE_DIR "' status --porcelain --untracked-files=no").empty())
-    commit += "-dirty";
-
   const std::string mhz = cpuinfo_field("cpu MHz");
   const nlohmann::json topo = topology.summary();
   std::error_code ec;
@@ -195,7 +191,7 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
           {"cycle_counter", kCycleCounterName},
           {"tsc_invariant", constant_tsc && nonstop_tsc},
           {"load_avg_1min", load1},
-          {"git_commit", commit},
+          {"git_commit", source_commit()},
           {"allocator_environment", tuning},
           {"build_type", ALLOCSTRESS_BUILD_TYPE},
           {"library_build_type", optimised ? "release" : "debug"},
@@ -204,7 +200,7 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
 #else
           {"compiler", "gcc " __VERSION__},
 #endif
-          {"allocstress_version", ALLOCSTRESS_VERSION},
+          {"allocstress_version", allocstress_version()},
           {"warnings", warnings}};
 }
 

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   run_cell_alias.add_to(app, true);
   // Analysis commands are implemented in Python: every argument is passed on untouched.
   CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
-  CLI::App* compare = app.add_subcommand("compare", "Compare two results files cell by cell: compare A.json B.json");
+  CLI::App* compare = app.add_subcommand("compare", "Compare two results files: better, worse or no change per cell beyond --threshold; exit 4 when any is worse: compare A.json B.json");
   for (CLI::App* sub : {report, compare}) {
     sub->set_help_flag();
     sub->allow_extras();

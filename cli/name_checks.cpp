@@ -2,31 +2,18 @@
 #include "cli/name_checks.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "cells/workload_registry.hpp"
 #include "cli/suggest.hpp"
+#include "platform/comma_list.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
 
-namespace {
-
-std::vector<std::string> items_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-}  // namespace
-
 void check_allocator_names(const AllocatorCatalog& catalog, const std::string& names) {
   std::vector<std::string> known;
   for (const AllocatorSpec& s : catalog.all()) known.push_back(s.name);
-  for (const std::string& name : items_of(names))
+  for (const std::string& name : comma_separated(names))
     if (name.find('=') == std::string::npos && std::find(known.begin(), known.end(), name) == known.end())
       throw UsageError(unknown_name_message("allocator", name, known, "; or NAME=/path/lib.so"));
 }
@@ -34,7 +21,7 @@ void check_allocator_names(const AllocatorCatalog& catalog, const std::string& n
 void check_workload_names(const std::string& names) {
   std::vector<std::string> known;
   for (const WorkloadEntry* e : workload_registry()) known.emplace_back(e->name);
-  for (const std::string& name : items_of(names))
+  for (const std::string& name : comma_separated(names))
     if (find_workload(name) == nullptr) throw UsageError(unknown_name_message("workload", name, known));
 }
 

@@ -2,7 +2,6 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "cells/workload_registry.hpp"
@@ -10,6 +9,7 @@
 #include "plan/thread_list.hpp"
 #include "plan/workload_params.hpp"
 #include "platform/cache_simulation.hpp"
+#include "platform/comma_list.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -17,11 +17,7 @@ namespace allocstress {
 namespace {
 
 std::vector<std::string> split_names(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
+  std::vector<std::string> out = comma_separated(text);
   if (out.empty()) throw UsageError("--allocators '" + text + "' names no allocator (accepted: comma-separated names)");
   return out;
 }

@@ -3,8 +3,8 @@ the HTML report, run-to-run comparisons, figures and allocation traces.
 
     import allocstress
     df = allocstress.load("out/*.json")                 # one row per repetition, headline columns first
-    ok = df[(df["status"] == "ok") & (df["threads"] == 2)]
-    s = allocstress.summary(ok)                          # per cell: median, order-statistic interval, n, CV
+    df = df[(df["mode"] == "timing") & (df["threads"] == 2)]
+    s = allocstress.summary(df)                          # per cell: median, order-statistic interval, n, CV
     allocstress.plot_summary(s)                          # sorted bars with the interval as whiskers
 
     allocstress.report("out/run.json", "out/run-report")  # the HTML report; returns index.html

@@ -88,7 +88,9 @@ def plot_summary(s: pd.DataFrame, ax=None):
         _, ax = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2))
     med = rows["median"].to_numpy(dtype=float)
     err = np.vstack([med - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - med])
-    ax.barh(labels, med, xerr=np.nan_to_num(err), color="#4c72b0", ecolor="black", capsize=3)
+    positions = np.arange(len(rows))  # positions, not labels: equal labels must not share a bar
+    ax.barh(positions, med, xerr=np.nan_to_num(err), color="#4c72b0", ecolor="black", capsize=3)
+    ax.set_yticks(positions, labels)
     positive = med[med > 0]
     if positive.size and positive.max() / positive.min() > 10 and (med > 0).all():
         ax.set_xscale("log")
@@ -97,4 +99,5 @@ def plot_summary(s: pd.DataFrame, ax=None):
     level = (f"{levels.min():.1%}" if levels.min() == levels.max() else f"{levels.min():.1%}-{levels.max():.1%}") if len(levels) else "n/a"
     ax.set_title(f"median; whiskers: order-statistic interval of the median ({level})", fontsize=9)
     ax.grid(True, axis="x", alpha=0.3)
+    ax.figure.tight_layout()  # room for the labels
     return ax

@@ -96,10 +96,9 @@ def load_runs(paths: list[str]) -> Runs:
         frame.insert(0, "run", name)
         frames.append(frame)
     cells = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CELL_COLUMNS)
-    for column in CELL_COLUMNS:
-        if column not in cells:
-            cells[column] = None
-    cells = cells.copy()  # one block: the columns added above fragment the frame
+    missing = [c for c in CELL_COLUMNS if c not in cells]  # added at once: one by one fragments the frame
+    cells = pd.concat([cells, pd.DataFrame({c: [None] * len(cells) for c in missing}, index=cells.index, dtype=object)],
+                      axis=1).copy()  # copy: one block per dtype
     disturbed = cells["interference.disturbed"] if "interference.disturbed" in cells else pd.Series(False, index=cells.index)
     cells["disturbed"] = disturbed.fillna(False).astype(bool)
     return Runs(list(map(os.fspath, paths)), documents, cells)

@@ -1,29 +1,41 @@
-"""allocstress analysis: load results files, summarise repetitions with their uncertainty, and
-turn them into tables, plots and a self-contained HTML report.
+"""allocstress analysis: results files as pandas DataFrames, their summary with honest intervals,
+the HTML report, run-to-run comparisons, figures and allocation traces.
 
     import allocstress
-    runs = allocstress.load(["out/alloc-test-quick-....json"])
-    table = allocstress.summary_table(runs)
-    print(allocstress.to_markdown(table))
+    df = allocstress.load("out/*.json")                 # one row per repetition, headline columns first
+    df = df[(df["mode"] == "timing") & (df["threads"] == 2)]
+    s = allocstress.summary(df)                          # per cell: median, order-statistic interval, n, CV
+    allocstress.plot_summary(s)                          # sorted bars with the interval as whiskers
 
-Traces (from `allocstress trace` or `allocstress import`) are read with allocstress.traces:
+    allocstress.report("out/run.json", "out/run-report")  # the HTML report; returns index.html
+    allocstress.compare("a.json", "b.json")              # the comparison table of `allocstress compare`
+    t = allocstress.traces.load_trace("prog.ast"); t.to_dataframe()   # events with op names
 
-    from allocstress import traces
-    t = traces.load_trace("prog.ast")
-    lifetimes = traces.block_lifetimes(t)
-
-The C++ core is available as allocstress._core (workload distributions, results reader, trace
-reader and writer).
+Exported: load, summary, plot_summary, report, compare, the figure functions of allocstress.plots
+(plot_net_cycles, plot_overhead, ...: every plots.plot_*), traces, ResultsError, Runs, load_runs and
+read_results (the files as the package reads them internally), the statistics (median_ci, ...), the
+tables (summary_table, to_markdown, ...), __version__ and build_info().  The C++ core is
+allocstress._core (workload distributions, results reader, trace reader and writer).
 """
 
-from .loading import ResultsError, Runs, load, load_runs, read_results
+from . import api, compare, plots, report, traces
+from .frame import load
+from .loading import ResultsError, Runs, load_runs, read_results
 from .statistics import (ALPHA, UNSTABLE_CV, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
                          min_achievable_p, ratio_of_medians, summarise_cell)
+from .cell_summary import plot_summary, summary
 from .tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
-from . import traces
+from .version import VERSION as __version__, build_info
+
+api.make_modules_callable()  # allocstress.report(...) and allocstress.compare(...): api.report and api.compare
+
+# The figure functions, taken by name from plots so that new ones are exported as they are added.
+FIGURES = tuple(name for name in dir(plots) if name.startswith("plot_") and callable(getattr(plots, name)))
+globals().update({name: getattr(plots, name) for name in FIGURES})
 
 __all__ = [
-    "ALPHA", "COLUMNS", "ResultsError", "Runs", "UNSTABLE_CV", "coefficient_of_variation",
-    "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p", "median_ci", "min_achievable_p", "ratio_of_medians",
-    "read_results", "summarise_cell", "summary_table", "to_csv", "to_latex", "to_markdown", "traces",
+    "ALPHA", "COLUMNS", "FIGURES", "ResultsError", "Runs", "UNSTABLE_CV", "__version__", "build_info",
+    "coefficient_of_variation", "compare", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
+    "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
+    "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
 ]

@@ -53,6 +53,20 @@ class Runs:
     def context(self, run: str) -> dict:
         return self.documents[self.run_names().index(run)]["context"]
 
+    def __repr__(self) -> str:
+        """One line: files, records and what they cover (the documents are too big to print)."""
+        c = self.cells
+        files = f"{len(self.paths)} file{'s' * (len(self.paths) != 1)}"
+        if c.empty:
+            return f"<Runs {files}, 0 records>"
+        workloads = list(dict.fromkeys(c["workload"].dropna()))
+        shown = ", ".join(workloads[:3]) + (f" and {len(workloads) - 3} more" if len(workloads) > 3 else "")
+        allocators = c["allocator"].nunique()
+        counts = sorted(int(t) for t in c["threads"].dropna().unique())
+        threads = ",".join(map(str, counts)) if len(counts) <= 6 else f"{counts[0]}..{counts[-1]} ({len(counts)} counts)"
+        return (f"<Runs {files}, {len(c)} records: {shown} × {allocators} allocator{'s' * (allocators != 1)}"
+                f" × threads {threads}>")
+
 
 def run_name(path: str, parents: int = 0) -> str:
     """The file name without .json, preceded by `parents` folder names (to tell apart
@@ -82,10 +96,9 @@ def load_runs(paths: list[str]) -> Runs:
         frame.insert(0, "run", name)
         frames.append(frame)
     cells = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CELL_COLUMNS)
-    for column in CELL_COLUMNS:
-        if column not in cells:
-            cells[column] = None
-    cells = cells.copy()  # one block: the columns added above fragment the frame
+    missing = [c for c in CELL_COLUMNS if c not in cells]  # added at once: one by one fragments the frame
+    cells = pd.concat([cells, pd.DataFrame({c: [None] * len(cells) for c in missing}, index=cells.index, dtype=object)],
+                      axis=1).copy()  # copy: one block per dtype
     disturbed = cells["interference.disturbed"] if "interference.disturbed" in cells else pd.Series(False, index=cells.index)
     cells["disturbed"] = disturbed.fillna(False).astype(bool)
     return Runs(list(map(os.fspath, paths)), documents, cells)
@@ -101,7 +114,3 @@ def measured_timing(cells: pd.DataFrame) -> pd.DataFrame:
     """The ok, undisturbed timing rows of a `cells` frame (files without modes are timing)."""
     mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
     return cells[(cells["status"] == "ok") & (mode == "timing") & ~cells["disturbed"]]
-
-
-# The name the package exports today; it will become the tidy-DataFrame loader (issue 16).
-load = load_runs

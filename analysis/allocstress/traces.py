@@ -94,6 +94,32 @@ class Trace:
         """The thread indexes that have events, ascending."""
         return np.unique(self.thread)
 
+    def __repr__(self) -> str:
+        """One line: file, events, threads and the commonest ops (the arrays are too big to print)."""
+        ops = sorted(op_counts(self).items(), key=lambda kv: -kv[1])
+        shown = ", ".join(f"{name} {n:,}" for name, n in ops[:4]) + (", ..." if len(ops) > 4 else "")
+        cut = "; cut short" if self.meta.get("truncation") else ""
+        return (f"<Trace {os.path.basename(self.path)}: {len(self):,} events, {len(self.threads)} "
+                f"thread{'s' * (len(self.threads) != 1)}{': ' + shown if shown else ''}{cut}>")
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per event in merged order: thread (int64), op (categorical of OP_NAMES: "malloc",
+        "free", "calloc", "realloc", ...), op_class (categorical: allocation / free / realloc), tsc
+        (uint64), seconds since the first event (float64, NaN when the trace does not know its TSC
+        rate), address, old_address (realloc's input), size, alignment, call_site (uint64) and seq
+        (the event's index in its thread's own order).  `pd.DataFrame(trace)` cannot be supported
+        (pandas 1.5 takes no conversion protocol from an object), so call this."""
+        hz = self.tsc_hz
+        tsc = self.tsc.astype(np.uint64)
+        seconds = (tsc - tsc[0]).astype(float) / hz if hz and len(self) else np.full(len(self), math.nan)
+        return pd.DataFrame({
+            "thread": self.thread.astype(np.int64),
+            "op": pd.Categorical.from_codes(self.op.astype(np.int64), categories=list(OP_NAMES)),
+            "op_class": pd.Categorical.from_codes(self.op_class.astype(np.int64), categories=["allocation", "free", "realloc"]),
+            "tsc": tsc, "seconds": seconds,
+            **{name: getattr(self, name).astype(np.uint64) for name in ("address", "old_address", "size", "alignment", "call_site")},
+            "seq": self.seq.astype(np.int64)})
+
 
 def load_trace(path: str) -> Trace:
     """Reads a trace with the C++ reader.  TraceFormatError (one line naming the file and the

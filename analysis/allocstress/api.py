@@ -1,0 +1,51 @@
+"""The report and the comparison as plain functions, for notebooks and scripts: thin wrappers over
+report.write_report and compare.compare_runs (what `allocstress report` and `allocstress compare`
+run), taking the same inputs as allocstress.load."""
+
+from __future__ import annotations
+
+import os
+import types
+
+from . import compare as _compare
+from . import report as _report
+from .frame import resolve_paths
+from .loading import ResultsError, load_runs
+
+
+def report(source, out_dir: str, traces=()) -> str:
+    """Writes the HTML report of the results files `source` (a path, glob or list, as for load) into
+    out_dir and returns the path of its index.html; `traces`: trace files to analyse as well."""
+    paths = resolve_paths(source)
+    command = "allocstress.report(" + ", ".join(map(repr, paths)) + f", out_dir={out_dir!r})"
+    trace_paths = [traces] if isinstance(traces, (str, os.PathLike)) else list(traces)
+    return _report.write_report(paths, os.fspath(out_dir), command, [os.fspath(t) for t in trace_paths])
+
+
+def compare(a, b, metric: str | None = None):
+    """The cell-by-cell comparison table of run b against run a (two results files), as
+    `allocstress compare A B` computes it: a pandas DataFrame (compare.compare_runs).  metric None =
+    each workload's headline metric."""
+    paths = resolve_paths(a) + resolve_paths(b)
+    if len(paths) != 2:
+        raise ResultsError(f"compare takes two results files, one per side; got {len(paths)}: " + ", ".join(paths))
+    return _compare.compare_runs(load_runs(paths), metric)
+
+
+class _CallableModule(types.ModuleType):
+    """A module that can also be called: `allocstress.report(...)` and `allocstress.compare(...)` are
+    these functions, while `allocstress.report.write_report`, `allocstress.compare.compare_runs` and
+    `from allocstress import compare` keep reaching the modules (the package, its CLI and its tests
+    use them)."""
+
+    def __call__(self, *args, **kwargs):
+        return _CALLS[self.__name__](*args, **kwargs)
+
+
+_CALLS = {_report.__name__: report, _compare.__name__: compare}
+
+
+def make_modules_callable() -> None:
+    """allocstress.report / allocstress.compare become callable as report() / compare() above."""
+    for module in (_report, _compare):
+        module.__class__ = _CallableModule

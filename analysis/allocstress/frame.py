@@ -1,0 +1,130 @@
+"""`allocstress.load`: results files as one tidy pandas DataFrame, for notebooks and scripts.
+
+The model.  One row per iteration record (one measured repetition of a cell, of every status and
+mode: timing, counts, simulated caches, profile), from one or more results files.  Nothing is
+dropped: filter on `status == "ok"`, `~disturbed` and `mode == "timing"` for the repetitions the
+C++ aggregates summarise.  Columns, the headline ones first (HEAD_COLUMNS):
+
+  run               the results file's name without .json (with parent folders when two files share a name)
+  workload, allocator, threads, repetition (the record's repetition_index), mode ("timing" for
+                    files older than modes), status, disturbed (another task ran on a worker's CPU
+                    while the record was timed; aggregates leave such records out)
+  headline_metric   the metric this row's allocators are ranked by: the metric catalogue's headline of
+                    the workload for timing rows (net_cycles_per_pair for alloc-test), and
+                    net_instructions_per_unit (exact, from `counts`) for counts rows
+  headline          that metric's value in this row
+  net_ns_per_pair, overhead_ratio, peak_rss_bytes, reason
+  ...               every other field, nested objects flattened with "." (workload_metrics.NAME,
+                    counts.instructions, interference.steal_ns, ...); lists stay Python lists.
+
+Types: run, workload, allocator, mode, status and headline_metric are categoricals (categories in
+order of first appearance); numbers are int64 or float64 (NaN where a record has null or lacks the
+field); true/false fields are bool (pandas "boolean" where some record lacks them); text stays
+str objects."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from . import catalogue
+from .loading import ResultsError, Runs, load_runs
+
+HEAD_COLUMNS = ["run", "workload", "allocator", "threads", "repetition", "mode", "status", "disturbed", "headline_metric",
+                "headline", "net_ns_per_pair", "overhead_ratio", "peak_rss_bytes", "reason"]
+CATEGORY_COLUMNS = ["run", "workload", "allocator", "mode", "status", "headline_metric"]
+TEXT_COLUMNS = ["reason"]  # text even when every record has null (all ok)
+COUNTS_HEADLINE = "net_instructions_per_unit"  # the counts tier's exact figure, net of void
+_GLOB = re.compile(r"[*?[]")
+
+
+def resolve_paths(source) -> list[str]:
+    """The results files named by `source`: a path (str or os.PathLike), a glob pattern ("out/*.json",
+    expanded in sorted order), or an iterable of those.  A str is one name, never its characters.
+    ResultsError when nothing is named or a pattern matches no file."""
+    items = [source] if isinstance(source, (str, os.PathLike)) else source
+    if isinstance(items, (bytes, dict)) or not isinstance(items, Iterable):
+        raise TypeError(f"allocstress.load takes a path, a glob pattern or a list of them, not {type(source).__name__}")
+    paths: list[str] = []
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"allocstress.load: {item!r} is not a path (str or os.PathLike)")
+        name = os.fspath(item)
+        if _GLOB.search(name) and not os.path.exists(name):
+            matches = sorted(glob.glob(os.path.expanduser(name)))
+            if not matches:
+                raise ResultsError(f"{name}: no file matches this pattern (give a results file, a glob pattern or a list of them)")
+            paths += matches
+        else:
+            paths.append(os.path.expanduser(name))
+    if not paths:
+        raise ResultsError("no results file given (an empty list)")
+    return paths
+
+
+def load(source) -> pd.DataFrame:
+    """Results files as one DataFrame, one row per repetition (module docstring).  `source`: a
+    path, a glob pattern or a list of them (resolve_paths).  ResultsError (one line naming the file
+    and the problem) for a missing, damaged or non-results file, or a pattern that matches nothing."""
+    return tidy(load_runs(resolve_paths(source)))
+
+
+def _headline(cells: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """(headline_metric, headline) per row (module docstring)."""
+    names = pd.Series(None, index=cells.index, dtype=object)
+    values = pd.Series(np.nan, index=cells.index, dtype=float)
+    counts = cells["mode"] == "counts"
+    for workload in cells["workload"].dropna().unique():
+        rows = cells["workload"] == workload
+        for is_counts, metric in ((False, catalogue.headline_metric(workload)), (True, COUNTS_HEADLINE)):
+            column = "counts." + metric if is_counts else catalogue.column_of(metric)
+            part = rows & (counts == is_counts)
+            names[part] = metric
+            if column in cells:
+                values[part] = pd.to_numeric(cells.loc[part, column], errors="coerce")
+    return names, values
+
+
+def _typed(column: pd.Series) -> pd.Series:
+    """An object column as bool / int64 / float64 when every non-null value is one (module docstring)."""
+    if column.dtype != object:
+        return column
+    present = column.dropna()
+    if present.empty:
+        return column.astype(float)
+    kinds = {type(v) for v in present}
+    if kinds == {bool}:
+        return column.astype(bool) if len(present) == len(column) else column.astype("boolean")
+    if kinds <= {int, float} and not any(isinstance(v, bool) for v in present):
+        if kinds == {int} and len(present) == len(column):
+            return column.astype(np.int64)
+        return column.astype(float)
+    return column
+
+
+def _categorical(column: pd.Series) -> pd.Series:
+    return pd.Series(pd.Categorical(column, categories=list(dict.fromkeys(column.dropna()))), index=column.index,
+                     name=column.name)
+
+
+def tidy(runs: Runs) -> pd.DataFrame:
+    """The DataFrame of the module docstring, built from runs.cells."""
+    cells = runs.cells.rename(columns={"repetition_index": "repetition"})
+    cells = cells.drop(columns=["interference.disturbed"], errors="ignore")
+    cells["mode"] = cells["mode"].fillna("timing")
+    cells["headline_metric"], cells["headline"] = _headline(cells)
+    order = HEAD_COLUMNS + [c for c in cells.columns if c not in HEAD_COLUMNS]
+    frame = pd.DataFrame({c: cells[c].astype(object) if c in TEXT_COLUMNS else _typed(cells[c]) for c in order},
+                         index=pd.RangeIndex(len(cells)))
+    for c in ("threads", "repetition"):
+        if frame[c].dtype == float:  # a record lacking it (cannot happen for iteration records)
+            frame[c] = frame[c].astype("Int64")
+    for c in CATEGORY_COLUMNS:
+        frame[c] = _categorical(frame[c])
+    frame["disturbed"] = frame["disturbed"].astype(bool)
+    return frame

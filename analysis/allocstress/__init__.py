@@ -8,10 +8,10 @@ the HTML report, run-to-run comparisons, figures and allocation traces.
     allocstress.plot_summary(s)                          # sorted bars with the interval as whiskers
 
     allocstress.report("out/run.json", "out/run-report")  # the HTML report; returns index.html
-    allocstress.compare("a.json", "b.json")              # the comparison table of `allocstress compare`
+    allocstress.compare("a.json", "b.json", threshold=5)  # `allocstress compare`: a Comparison (.cells, .exit_status)
     t = allocstress.traces.load_trace("prog.ast"); t.to_dataframe()   # events with op names
 
-Exported: load, summary, plot_summary, report, compare, the figure functions of allocstress.plots
+Exported: load, summary, plot_summary, report, compare (compare_files, Comparison), the figure functions of allocstress.plots
 (plot_net_cycles, plot_overhead, ...: every plots.plot_*), traces, ResultsError, Runs, load_runs and
 read_results (the files as the package reads them internally), the statistics (median_ci, ...), the
 tables (summary_table, to_markdown, ...), __version__ and build_info().  The C++ core is
@@ -24,6 +24,7 @@ from .loading import ResultsError, Runs, load_runs, read_results
 from .statistics import (ALPHA, UNSTABLE_CV, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
                          min_achievable_p, ratio_of_medians, summarise_cell)
 from .cell_summary import plot_summary, summary
+from .compare_result import Comparison, compare_files
 from .tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
 from .version import VERSION as __version__, build_info
 
@@ -34,8 +35,8 @@ FIGURES = tuple(name for name in dir(plots) if name.startswith("plot_") and call
 globals().update({name: getattr(plots, name) for name in FIGURES})
 
 __all__ = [
-    "ALPHA", "COLUMNS", "FIGURES", "ResultsError", "Runs", "UNSTABLE_CV", "__version__", "build_info",
-    "coefficient_of_variation", "compare", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
+    "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_CV", "__version__", "build_info",
+    "coefficient_of_variation", "compare", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
     "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
     "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
 ]

@@ -1,6 +1,6 @@
 """The report and the comparison as plain functions, for notebooks and scripts: thin wrappers over
-report.write_report and compare.compare_runs (what `allocstress report` and `allocstress compare`
-run), taking the same inputs as allocstress.load."""
+report.write_report and compare_result.compare_loaded (what `allocstress report` and
+`allocstress compare` run), taking the same inputs as allocstress.load."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import types
 
 from . import compare as _compare
+from . import compare_decision, compare_result
 from . import report as _report
 from .frame import resolve_paths
 from .loading import ResultsError, load_runs
@@ -22,14 +23,16 @@ def report(source, out_dir: str, traces=()) -> str:
     return _report.write_report(paths, os.fspath(out_dir), command, [os.fspath(t) for t in trace_paths])
 
 
-def compare(a, b, metric: str | None = None):
-    """The cell-by-cell comparison table of run b against run a (two results files), as
-    `allocstress compare A B` computes it: a pandas DataFrame (compare.compare_runs).  metric None =
-    each workload's headline metric."""
+def compare(a, b, metric: str | None = None, threshold=compare_decision.DEFAULT_THRESHOLD_PERCENT):
+    """Run b against run a (two results files, each a path, glob or one-element list), as
+    `allocstress compare A B --threshold PCT` decides it: a compare_result.Comparison (per-cell
+    better / worse / no change in `.cells`, the exact counts in `.counts`, `.geomean`, `.context`
+    differences, `.exit_status`, `.to_dict()`).  metric None = each workload's headline metric;
+    threshold in percent (5, "5" or "5%")."""
     paths = resolve_paths(a) + resolve_paths(b)
     if len(paths) != 2:
         raise ResultsError(f"compare takes two results files, one per side; got {len(paths)}: " + ", ".join(paths))
-    return _compare.compare_runs(load_runs(paths), metric)
+    return compare_result.compare_loaded(load_runs(paths), metric, compare_decision.parse_threshold(threshold))
 
 
 class _CallableModule(types.ModuleType):

@@ -214,9 +214,10 @@ def test_report_and_compare_are_functions_and_still_modules(golden, tmp_path):
     index = allocstress.report(golden, tmp_path / "report")
     assert index == str(tmp_path / "report" / "index.html") and os.path.getsize(index) > 1000
     shutil.copy(golden, tmp_path / "b.json")
-    table = allocstress.compare(golden, tmp_path / "b.json")
-    expected = compare_module.compare_runs(allocstress.load_runs([golden, str(tmp_path / "b.json")]), None)
-    pd.testing.assert_frame_equal(table.drop(columns="values"), expected.drop(columns="values"))
+    result = allocstress.compare(golden, tmp_path / "b.json", threshold="5%")
+    expected = compare_module.compare_runs(allocstress.load_runs([golden, str(tmp_path / "b.json")]), None, 0.05)
+    pd.testing.assert_frame_equal(result.cells.drop(columns="values"), expected.drop(columns="values"))
+    assert result.exit_status == 0 and result.verdict["worse"] == 0  # a run against itself
     assert allocstress.report.write_report and allocstress.compare.compare_runs  # the modules stay reachable
     with pytest.raises(ResultsError, match="two results files"):
         allocstress.compare(golden, [golden, str(tmp_path / "b.json")])

@@ -22,6 +22,7 @@ from .figure_data import BOOTSTRAP, Panel
 from .plots import percent, save
 
 MAX_LOG2 = 3.0  # colours saturate at 8x either way
+MIN_LOG2 = 1.0  # and span at least 0.5x..2x, so that a few percent do not look like a lot
 
 
 def _columns(panels: list[Panel]) -> list[str]:
@@ -42,7 +43,7 @@ def _draw(grid: np.ndarray, notes: list[list[str]], rows: list[str], columns: li
     fig, ax = plt.subplots(figsize=(1.5 * len(columns) + 3.2, 0.5 * len(rows) + 1.8))
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.where(grid > 0, np.log2(grid), np.nan)
-    limit = min(MAX_LOG2, max(0.25, float(np.nanmax(np.abs(logs))) if np.isfinite(logs).any() else 1.0))
+    limit = min(MAX_LOG2, max(MIN_LOG2, float(np.nanmax(np.abs(logs))) if np.isfinite(logs).any() else 1.0))
     cmap = plt.get_cmap("RdBu_r").copy()
     cmap.set_bad("#dddddd")
     image = ax.imshow(np.ma.masked_invalid(logs), cmap=cmap, norm=TwoSlopeNorm(0.0, -limit, limit), aspect="auto")
@@ -96,7 +97,8 @@ def plot_overhead_heatmap(panels: list[Panel], stem: str) -> str:
     notes = [["n/a"] * len(columns) for _ in rows]
     for (j, name), ratio in ratios.items():
         grid[rows.index(name), j] = ratio
-        notes[rows.index(name)][j] = f"{ratio:.2f}×\n({medians[(j, name)]:.2f})"
+        own = medians[(j, name)]
+        notes[rows.index(name)][j] = f"1 (reference)\n({own:.2f})" if name == panels[j].reference else f"{ratio:.2f}×\n({own:.2f})"
     for (j, name), own in medians.items():  # no reference overhead: the own figure still shows
         if (j, name) not in ratios:
             notes[rows.index(name)][j] = f"n/a\n({own:.2f})"

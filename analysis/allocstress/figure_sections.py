@@ -72,14 +72,20 @@ def _workload_figures(workload_panels, run: str, workload: str, out_dir: str) ->
     else:
         notes = sorted({c.overhead_note for p in workload_panels for c in p.cells if c.overhead_note})
         parts.append(f"<p>{escape(workload)}: memory overhead figure n/a: {escape('; '.join(notes) or 'no overhead_ratio')}.</p>")
-    threads = sorted({p.threads for p in workload_panels})
     if figure_thread_sweep.has_sweep(workload_panels):
         parts.append(figure(figure_thread_sweep.plot_thread_sweep(workload_panels, stem("thread-sweep")),
                             f"{workload}: {CAPTIONS['sweep']}"))
-    else:
-        parts.append(f'<p class="legend">Thread sweep: drawn from {figure_thread_sweep.MIN_THREAD_COUNTS} thread counts '
-                     f"on; {escape(workload)} ran at {', '.join(map(str, threads))}.</p>")
     return parts
+
+
+def _no_sweep_note(by_workload: dict) -> list[str]:
+    """One line naming the workloads without a thread sweep and their thread counts."""
+    without = [f"{w} ({', '.join(str(p.threads) for p in ps)})" for w, ps in by_workload.items()
+               if not figure_thread_sweep.has_sweep(ps)]
+    if not without:
+        return []
+    return [f'<p class="legend">Thread sweeps are drawn from {figure_thread_sweep.MIN_THREAD_COUNTS} thread counts on; '
+            f"none for {escape(', '.join(without))}.</p>"]
 
 
 def figures_section(runs: Runs, out_dir: str) -> list[str]:
@@ -90,7 +96,7 @@ def figures_section(runs: Runs, out_dir: str) -> list[str]:
     for run in names:
         workloads = figure_workloads(runs, run)
         by_workload = {w: panels(runs, run, w) for w in workloads}
-        run_parts = _missing(runs, run, workloads)
+        run_parts = _missing(runs, run, workloads) + _no_sweep_note(by_workload)
         if len(workloads) > 1:
             every = [p for w in workloads for p in by_workload[w]]
             run_parts += [figure(figure_heatmap.plot_cost_heatmap(every, os.path.join(out_dir, file_stem(run, "cost-heatmap"))),

@@ -127,7 +127,7 @@ def test_heatmaps_and_sweeps_appear_and_every_figure_loads(tmp_path, output_dir)
 def test_one_workload_two_thread_counts_has_no_heatmap_or_sweep(golden, tmp_path):
     section = figure_section(open(write_report([golden], str(tmp_path / "r"), "test")).read())
     assert "heatmap" not in section and "Against threads" not in section
-    assert "Thread sweep: drawn from 3 thread counts on; alloc-test ran at 1, 2." in section
+    assert "Thread sweeps are drawn from 3 thread counts on; none for alloc-test (1, 2)." in section
 
 
 def test_in_tree_allocators_get_their_own_overhead_panel(golden, tmp_path):

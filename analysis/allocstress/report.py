@@ -1,7 +1,9 @@
 """The HTML report: one self-contained page (styles inline, figures embedded as data URIs) that
 opens offline, plus the tables as Markdown, LaTeX and CSV and the figures as PNG and SVG beside
-it.  It states the uncertainty (CIs, CV, significance), the machine and its warnings, and the
-exact command lines that produced the figures.  The workloads beyond alloc-test get their metrics
+it.  It opens with the verdict, states the uncertainty (intervals named with their level and
+method, CV, significance), every per-cell warning under the table showing the cell, the machine
+and its warnings, and the exact command lines.  The figures are figure_sections.py's.  The
+workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
 allocstats series are drawn as memory over the trace; traces given with --trace get a section of
 their own (summary, sizes, threads, live bytes, lifetimes)."""

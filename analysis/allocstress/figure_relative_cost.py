@@ -7,6 +7,7 @@ be formed is drawn as 'n/a' with its reason."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 import matplotlib.pyplot as plt
 
@@ -15,6 +16,7 @@ from .figure_data import BOOTSTRAP, Panel
 from .plots import percent, save, set_ratio_axis
 
 CHEAPER, COSTLIER, REFERENCE_COLOUR = "#4c72b0", "#dd8452", "#999999"
+LABEL_WIDTH = 48  # characters of an allocator's label before it wraps (long n/a reasons)
 WHISKERS = (f"whiskers: {percent(st.CONFIDENCE)} {BOOTSTRAP} interval of the ratio of medians "
             f"({st.BOOTSTRAP_RESAMPLES} resamples, both allocators' repetitions resampled)")
 
@@ -38,9 +40,8 @@ def _draw_panel(ax, panel: Panel, limits: list[float]) -> None:
             labels.append(f"{c.allocator}  1 (reference)")
             ax.plot([1], [y], marker="|", markersize=14, color=REFERENCE_COLOUR)
             continue
-        labels.append(f"{c.allocator}  {ratio_text(c.ratio)}" if not math.isnan(r) else f"{c.allocator}  n/a")
-        if math.isnan(r):
-            ax.text(1, y, "  n/a: " + (c.ratio.get("note") or "no ratio"), va="center", fontsize=7, color="#aa0000")
+        labels.append(textwrap.fill(f"{c.allocator}  {ratio_text(c.ratio)}", LABEL_WIDTH, subsequent_indent="    "))
+        if math.isnan(r):  # the reason is in the label: nothing to draw
             continue
         ax.barh(y, r - 1, left=1, height=0.6, color=CHEAPER if r < 1 else COSTLIER)
         if not math.isnan(lo):
@@ -52,8 +53,8 @@ def _draw_panel(ax, panel: Panel, limits: list[float]) -> None:
     ax.grid(True, axis="x", which="major", alpha=0.3)
     log = set_ratio_axis(ax, limits)
     ax.set_title(f"{panel.threads} thread(s): relative to {panel.reference or 'n/a'}", fontsize=9)
-    ax.set_xlabel(f"{panel.metric} / the reference's (median over repetitions; {'log' if log else 'linear'} axis; "
-                  "< 1 is cheaper)", fontsize=8)
+    ax.set_xlabel(f"{panel.metric} / the reference's\n(medians; {'log' if log else 'linear'} axis; < 1 is cheaper)",
+                  fontsize=8)
 
 
 def plot_relative_cost(panels: list[Panel], stem: str) -> str:

@@ -61,3 +61,75 @@ def markdown_lines_html(markdown: str) -> str:
     if items:
         parts.append("<ul>" + "".join(items) + "</ul>")
     return "".join(parts)
+
+
+# ---- per-cell warnings ----------------------------------------------------------------------
+# Records carry `warnings` (results/README.md: a worker not pinned, the peak-RSS reset failed, a
+# measured phase shorter than 20 ms, no void baseline, a trace cut short, more trace threads than
+# PUs, ...).  The report lists them under the table that shows the cells, grouped by warning text
+# so that a warning every cell shares is one line, and marks the cells' rows.
+
+WARNED = " ⚠"  # appended to the allocator of a table row whose cell has a warning
+
+
+def cell_warnings(cells, workloads=None) -> list[tuple]:
+    """[(run, workload, mode, warning, [(allocator, threads, records with it, records of the cell)],
+    every record of the (run, workload, mode) has it)] over the iteration records of `cells`
+    (loading.Runs.cells, every mode) whose workload is in `workloads` (all: None), in order of
+    first appearance."""
+    if "warnings" not in cells or cells.empty:
+        return []
+    if workloads is not None:
+        cells = cells[cells["workload"].isin(list(workloads))]
+    modes = cells["mode"].fillna("timing").tolist() if "mode" in cells else ["timing"] * len(cells)
+    totals, found = {}, {}
+    for mode, row in zip(modes, cells.itertuples(index=False)):
+        cell = (row.run, row.workload, mode, row.allocator, int(row.threads))
+        totals[cell] = totals.get(cell, 0) + 1
+        for text in dict.fromkeys(str(w) for w in (row.warnings if isinstance(row.warnings, list) else [])):
+            per_cell = found.setdefault(cell[:3] + (text,), {})
+            per_cell[cell] = per_cell.get(cell, 0) + 1
+    out = []
+    for (run, workload, mode, text), per_cell in found.items():
+        everywhere = all(per_cell.get(c) == n for c, n in totals.items() if c[:3] == (run, workload, mode))
+        out.append((run, workload, mode, text, [(c[3], c[4], n, totals[c]) for c, n in per_cell.items()], everywhere))
+    return out
+
+
+def warned_cells(warnings) -> set[tuple[str, str, str, int]]:
+    """(run, workload, allocator, threads) of the timing cells named in cell_warnings()."""
+    return {(w[0], w[1], name, threads) for w in warnings if w[2] == "timing" for name, threads, _, _ in w[4]}
+
+
+def warnings_html(warnings, title: str = "Cell warnings") -> str:
+    """The list under a table: per (run, workload, mode, warning) the cells with it and in how many
+    of their records; '' without warnings."""
+    if not warnings:
+        return ""
+    runs = {w[0] for w in warnings}
+    items = []
+    for run, workload, mode, text, cells, everywhere in warnings:
+        where = (f"run {run}, " if len(runs) > 1 else "") + f"{workload}, {mode} records"
+        if everywhere:
+            named = f"every record of its {len(cells)} cell(s) ({sum(c[2] for c in cells)} records)"
+        else:
+            named = ", ".join(f"{name} at {threads} thread(s) ({n} of {total} records)" for name, threads, n, total in cells)
+        items.append(f"<li><b>{escape(text)}</b> &mdash; {escape(where)}: {escape(named)}</li>")
+    return f'<div class="warn"><p>{escape(title)} (timing cells marked {WARNED.strip()} in the table):</p><ul>{"".join(items)}</ul></div>'
+
+
+def mark_warned_rows(headers: list[str], rows: list[list[str]], warned: set, run: str, workload: str) -> list[list[str]]:
+    """`rows` (display rows) with WARNED after the allocator of every row whose cell is in `warned`;
+    the row's run and workload from its columns when the table has them, else `run` / `workload`."""
+    if "allocator" not in headers or "threads" not in headers:
+        return rows
+    at = {h: headers.index(h) for h in ("run", "workload", "allocator", "threads") if h in headers}
+    out = []
+    for row in rows:
+        key = (row[at["run"]] if "run" in at else run, row[at["workload"]] if "workload" in at else workload,
+               row[at["allocator"]].replace(" (baseline)", ""), int(row[at["threads"]]) if row[at["threads"]].isdigit() else -1)
+        row = list(row)
+        if key in warned:
+            row[at["allocator"]] += WARNED
+        out.append(row)
+    return out

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from .plots import MAX_LEGEND_ENTRIES, _save  # plots selects the Agg backend before pyplot is imported
+from .plots import _save, legend_outside  # plots selects the Agg backend before pyplot is imported
 from .tables import BASELINE
 from .phase_series import PhaseGroup
 
@@ -36,7 +36,7 @@ def plot_phase(group: PhaseGroup, title: str, stem: str) -> str:
     the void baseline.  RSS is drawn where the series has a reading (worker 0's rows and the
     pause rows); live bytes at every row, summed over threads (phase_series.total_live_bytes)."""
     fig, (rss, live) = plt.subplots(2, 1, figsize=(7.5, 6.5), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
-    drawn, paused = 0, False
+    paused = False
     for allocator, frame in group.series.items():
         if allocator == BASELINE:
             continue
@@ -50,18 +50,14 @@ def plot_phase(group: PhaseGroup, title: str, stem: str) -> str:
             for ax in (rss, live):
                 ax.axvspan(first, last, color=colour, alpha=0.12, linewidth=0)
             paused = True
-        drawn += 1
     rss.set_ylabel("RSS growth (MiB)")
     rss.set_title(title)
     live.set_ylabel("live requested (MiB)")
     live.set_xlabel("elapsed ms since the first worker began (pauses included)")
     for ax in (rss, live):
         ax.grid(True, alpha=0.3)
-    if 0 < drawn <= MAX_LEGEND_ENTRIES:
-        handles, labels = rss.get_legend_handles_labels()
-        if paused:
-            handles.append(Patch(color="grey", alpha=0.25, label="pause after a drop (untimed; dots: RSS readings)"))
-        rss.legend(handles=handles, fontsize=7, ncol=2)
-    elif drawn:
-        rss.text(0.99, 0.99, f"{drawn} allocators: legend omitted", transform=rss.transAxes, ha="right", va="top", fontsize=8)
+    handles, _ = rss.get_legend_handles_labels()
+    if paused:
+        handles.append(Patch(color="grey", alpha=0.25, label="pause after a drop\n(untimed; dots: RSS readings)"))
+    legend_outside(rss, handles=handles, fontsize=7)  # right of the axes, never over the curves
     return _save(fig, stem)

@@ -1,7 +1,9 @@
 """The HTML report: one self-contained page (styles inline, figures embedded as data URIs) that
 opens offline, plus the tables as Markdown, LaTeX and CSV and the figures as PNG and SVG beside
-it.  It states the uncertainty (CIs, CV, significance), the machine and its warnings, and the
-exact command lines that produced the figures.  The workloads beyond alloc-test get their metrics
+it.  It opens with the verdict, states the uncertainty (intervals named with their level and
+method, CV, significance), every per-cell warning under the table showing the cell, the machine
+and its warnings, and the exact command lines.  The figures are figure_sections.py's.  The
+workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
 allocstats series are drawn as memory over the trace; traces given with --trace get a section of
 their own (summary, sizes, threads, live bytes, lifetimes)."""
@@ -14,10 +16,10 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import phase_series, plots, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from . import figure_sections, phase_series, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
 from . import _core
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
-from .html_parts import markdown_lines_html
+from .html_parts import cell_warnings, mark_warned_rows, markdown_lines_html, warned_cells, warnings_html
 from .loading import Runs, load_runs
 
 STYLE = """
@@ -43,7 +45,9 @@ def _machine_rows(ctx: dict) -> list[list[str]]:
     return [[k, str(v)] for k, v in keys]
 
 
-def _run_section(runs: Runs, run: str, table: pd.DataFrame, out_dir: str) -> str:
+def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
+    """Machine, warnings, commands of one run; the warnings of its cells whose workload no table
+    above shows (`shown_workloads`: those that have their warnings under a table)."""
     ctx = runs.context(run)
     parts = [f"<h2>Run {_e(run)}</h2>", "<h3>Machine</h3>", _html_table(["", "value"], _machine_rows(ctx), left=2)]
     warnings = list(ctx.get("warnings", []))
@@ -55,6 +59,9 @@ def _run_section(runs: Runs, run: str, table: pd.DataFrame, out_dir: str) -> str
                         f"{reason.iloc[0] if len(reason) else '(no reason recorded)'}")
     if warnings:
         parts.append('<h3>Warnings</h3><div class="warn"><ul>' + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></div>")
+    others = cells[~cells["workload"].isin(list(shown_workloads))]
+    if len(others):
+        parts.append(warnings_html(cell_warnings(others), "Warnings of cells not in a table above"))
     commands = [("matrix", ctx.get("command_line", "(not recorded)"))]
     if "resumed" in ctx:
         commands.append(("resumed with", ctx["resumed"]["command_line"]))
@@ -64,15 +71,10 @@ def _run_section(runs: Runs, run: str, table: pd.DataFrame, out_dir: str) -> str
         commands.append((f"one cell by hand, exactly as the matrix ran it ({first['allocator']}, {first['threads']} "
                          "threads; a drop-in allocator re-executes itself with LD_PRELOAD)", first["command"]))
     parts.append("<h3>Commands</h3>" + "".join(f"<p>{_e(label)}:</p><pre>{_e(cmd)}</pre>" for label, cmd in commands))
-    for workload in table[table["run"] == run]["workload"].unique():
-        for plot, caption in ((plots.plot_net_cycles, "Allocator cost: median net TSC cycles per malloc/free pair; "
-                               "bands are 95% bootstrap CIs of the median."),
-                              (plots.plot_overhead, "Memory overhead: median (peak RSS - RSS before) / peak live bytes.")):
-            parts.append(_figure(plot(table, run, workload, out_dir), f"{workload}: {caption}"))
     return "\n".join(parts)
 
 
-def _alloc_test_summary(table: pd.DataFrame, out_dir: str) -> list[str]:
+def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[str]:
     """The alloc-test comparison table (net of the void baseline), its geometric means and files."""
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
         f.write(tables.to_markdown(table) + "\n" + tables.columns_markdown())
@@ -81,12 +83,14 @@ def _alloc_test_summary(table: pd.DataFrame, out_dir: str) -> list[str]:
     with open(os.path.join(out_dir, "summary.csv"), "w") as f:
         f.write(tables.to_csv(table))
     headers, rows = tables.display_rows(table)
+    warnings = cell_warnings(runs.cells, set(table["workload"]))
+    rows = mark_warned_rows(headers, rows, warned_cells(warnings), table["run"].iloc[0], table["workload"].iloc[0])
     geo = tables.geomean_table(table)
     geo_rows = [[r.run, r.allocator, str(r.rows), f"{r.geomean_speed_vs_system:.2f}", f"{r.geomean_overhead_vs_system:.2f}"]
                 for r in geo.itertuples()]
     notes = tables.table_warnings(table)
     body = ["<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
-            f'<p class="legend">{_e(tables.LEGEND)}</p>']
+            f'<p class="legend">{_e(tables.LEGEND)}</p>', warnings_html(warnings)]
     if notes:
         body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
     body += ["<h3>Geometric mean over workloads and thread counts</h3>",
@@ -278,15 +282,17 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
             title = "Verdict" + (f": {_e(run)}" if len(paths) > 1 else "")
             body.append(f"<h2>{title}</h2>" + markdown_lines_html(verdict))
     if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
-        body += _alloc_test_summary(table, out_dir)
+        body += _alloc_test_summary(table, runs, out_dir)
+    body += figure_sections.figures_section(runs, out_dir)
     body += _structure_sections(runs, out_dir)
-    body += workload_sections.workload_section(workload_tables, phase_groups, out_dir)
+    body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
     body += _profile_sections(runs)
     body += _replay_sections(replay_groups, out_dir)
     for number, trace in enumerate(loaded_traces, 1):
         body += _trace_section(number, trace, replay_groups, out_dir)
+    shown = set(table["workload"]) | {t.workload for t in workload_tables}
     for run in runs.run_names():
-        body.append(_run_section(runs, run, table, out_dir))
+        body.append(_run_section(runs, run, shown))
     documented = (tables.COLUMNS if not table.empty else []) + (
         structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
     body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))

@@ -9,7 +9,7 @@ import os
 from . import catalogue, phase_plots
 from .phase_series import PhaseGroup
 from . import workload_metrics as wm
-from .html_parts import escape, figure, file_stem, html_table
+from .html_parts import cell_warnings, escape, figure, file_stem, html_table, mark_warned_rows, warned_cells, warnings_html
 from .tables import columns_markdown
 
 _NET = [w for w in wm.WORKLOADS if catalogue.workload(w)["void_baseline"]]
@@ -36,9 +36,10 @@ def _phase_figures(groups: list[PhaseGroup], out_dir: str) -> list[str]:
     return parts
 
 
-def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], out_dir: str) -> list[str]:
+def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], out_dir: str, cells=None) -> list[str]:
     """HTML parts of the section (none when `tables` is empty); writes workloads.md (tables, legends
-    and columns), workload-<name>.csv and the phase figures into out_dir."""
+    and columns), workload-<name>.csv and the phase figures into out_dir.  `cells` (Runs.cells):
+    the records whose warnings are listed under each workload's table (none: no list)."""
     if not tables:
         return []
     parts = ['<h2 id="workloads">Workloads beyond alloc-test</h2>', f'<p class="legend">{escape(INTRO)}</p>']
@@ -46,11 +47,13 @@ def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], o
     links = ['<a href="workloads.md">Markdown</a>']
     for t in tables:
         headers, rows = wm.display_rows(t)
+        warnings = cell_warnings(cells, [t.workload]) if cells is not None else []
+        rows = mark_warned_rows(headers, rows, warned_cells(warnings), t.frame["run"].iloc[0], t.workload)
         csv = f"workload-{file_stem(t.workload)}.csv"
         t.frame.to_csv(os.path.join(out_dir, csv), index=False)
         links.append(f'<a href="{escape(csv)}">{escape(t.workload)} CSV</a>')
         parts += [f"<h3>{escape(t.workload)}</h3>", html_table(headers, rows, left=1 + int(t.frame["run"].nunique() > 1)),
-                  f'<p class="legend">{escape(wm.legend(t))}</p>']
+                  f'<p class="legend">{escape(wm.legend(t))}</p>', warnings_html(warnings)]
         parts += _phase_figures([g for g in groups if g.workload == t.workload], out_dir)
         markdown.append(wm.to_markdown(t))
     markdown.append("### Columns\n\n" + columns_markdown(wm.column_docs(tables)))

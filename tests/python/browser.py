@@ -13,7 +13,7 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 def render(url: str, screenshot: str) -> dict:
-    """Loads `url`, saves a screenshot, and returns {"images": [(src-prefix, complete, width)],
+    """Loads `url`, saves a screenshot, and returns {"images": [(src-prefix, complete, width, alt)],
     "console": [(level, message)], "title": str, "height": int}."""
     profile = tempfile.mkdtemp(prefix="allocstress-chromium-")
     options = webdriver.ChromeOptions()
@@ -28,7 +28,7 @@ def render(url: str, screenshot: str) -> dict:
         driver.set_page_load_timeout(60)
         driver.get(url)
         images = driver.execute_script(
-            "return Array.from(document.images).map(i => [i.src.slice(0, 30), i.complete, i.naturalWidth]);")
+            "return Array.from(document.images).map(i => [i.src.slice(0, 30), i.complete, i.naturalWidth, i.alt]);")
         height = driver.execute_script("return document.body.scrollHeight;")
         driver.save_screenshot(screenshot)
         console = [(e["level"], e["message"]) for e in driver.get_log("browser")]

@@ -7,7 +7,7 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import allocstress
-from allocstress import plots
+from allocstress import figure_data, figure_overhead, figure_relative_cost, figure_repetitions
 from allocstress.report import write_report
 
 import browser
@@ -50,14 +50,19 @@ def test_report_opens_with_the_verdict_of_the_md_table(tmp_path):
     assert "levels 93.8% or more" in page
 
 
-def test_plots_are_written_as_png_and_svg(golden, tmp_path):
-    table = allocstress.summary_table(allocstress.load_runs([golden]))
-    for plot in (plots.plot_net_cycles, plots.plot_overhead):
-        png = plot(table, "golden-tiny", "alloc-test", str(tmp_path))
+def test_figures_are_written_as_png_and_svg(golden, tmp_path):
+    runs = allocstress.load_runs([golden])
+    panels = figure_data.panels(runs, "golden-tiny", "alloc-test")
+    assert [p.threads for p in panels] == [1, 2]
+    for plot in (figure_relative_cost.plot_relative_cost, figure_repetitions.plot_repetitions, figure_overhead.plot_overhead):
+        png = plot(panels, str(tmp_path / plot.__name__))
         with open(png, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
         assert os.path.getsize(png) > 10_000
         ET.parse(png[:-4] + ".svg")  # well-formed SVG
+
+
+FIGURE_KINDS = ("Cost relative to the reference allocator", "Every ok, undisturbed repetition", "Memory overhead, median")
 
 
 def test_report_is_self_contained_and_renders(golden, tmp_path, output_dir):
@@ -66,7 +71,10 @@ def test_report_is_self_contained_and_renders(golden, tmp_path, output_dir):
     index = write_report([golden, second], str(tmp_path / "report"), "allocstress report test")
     page = open(index).read()
     assert not re.search(r'(src|href)="(https?:)?//', page), "the report must open offline"
-    assert page.count("<img ") == 4  # two figures per run
+    assert page.count("<img ") == 6  # per run: relative cost, repetitions, overhead (2 thread counts: no sweep)
+    figures = page[page.index('<h2 id="figures">'):]
+    text = re.sub(r'data:image/png;base64,[^"]*', "", figures[:figures.index("<h2>", 10)])
+    assert "CI" not in text  # every interval named with its level and method
     for text in ("allocstress report test", "Warnings", "Commands", " run --allocator system --workload alloc-test", "Columns",
                  "hardware counters"):
         assert text in page
@@ -76,9 +84,11 @@ def test_report_is_self_contained_and_renders(golden, tmp_path, output_dir):
     shot = os.path.join(output_dir, "report-screenshot.png")
     seen = browser.render("file://" + index, shot)
     assert seen["title"] == "allocstress report"
-    assert len(seen["images"]) == 4
-    for src, complete, width in seen["images"]:
-        assert complete and width > 0, src
+    assert len(seen["images"]) == 6
+    for src, complete, width, alt in seen["images"]:
+        assert complete and width > 0, alt
+    for kind in FIGURE_KINDS:  # each figure loaded, in each run
+        assert sum(alt.startswith("alloc-test: " + kind) for _, _, _, alt in seen["images"]) == 2, kind
     errors = [m for level, m in seen["console"] if level in ("SEVERE", "ERROR")]
     assert errors == []
     assert os.path.getsize(shot) > 20_000

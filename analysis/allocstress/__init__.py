@@ -12,11 +12,14 @@ the HTML report, run-to-run comparisons, figures and allocation traces.
     t = allocstress.traces.load_trace("prog.ast"); t.to_dataframe()   # events with op names
 
 Exported: load, summary, plot_summary, report, compare (compare_files, Comparison), the figure functions of allocstress.plots
-(plot_net_cycles, plot_overhead, ...: every plots.plot_*), traces, ResultsError, Runs, load_runs and
+(figure_panels, then plot_relative_cost, plot_repetitions, plot_overhead, ...: every plot_* of the figure_* modules), traces, ResultsError, Runs, load_runs and
 read_results (the files as the package reads them internally), the statistics (median_ci, ...), the
 tables (summary_table, to_markdown, ...), __version__ and build_info().  The C++ core is
 allocstress._core (workload distributions, results reader, trace reader and writer).
 """
+
+import importlib
+import pkgutil
 
 from . import api, compare, plots, report, traces
 from .frame import load
@@ -30,13 +33,19 @@ from .version import VERSION as __version__, build_info
 
 api.make_modules_callable()  # allocstress.report(...) and allocstress.compare(...): api.report and api.compare
 
-# The figure functions, taken by name from plots so that new ones are exported as they are added.
-FIGURES = tuple(name for name in dir(plots) if name.startswith("plot_") and callable(getattr(plots, name)))
-globals().update({name: getattr(plots, name) for name in FIGURES})
+# The report's figure functions, taken by name from the figure_* modules so that new ones are
+# exported as they are added: each takes (panels, stem) and returns the PNG path (an SVG beside it);
+# figure_panels(runs, run, workload) gives the panels, one per thread count.
+from .figure_data import panels as figure_panels
+_FIGURE_MODULES = [importlib.import_module(f".{m.name}", __name__) for m in pkgutil.iter_modules(__path__) if m.name.startswith("figure_")]
+_FIGURE_FUNCTIONS = {name: getattr(module, name) for module in _FIGURE_MODULES for name in dir(module)
+                     if name.startswith("plot_") and callable(getattr(module, name))}
+FIGURES = tuple(sorted(_FIGURE_FUNCTIONS))
+globals().update(_FIGURE_FUNCTIONS)
 
 __all__ = [
     "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_CV", "__version__", "build_info",
-    "coefficient_of_variation", "compare", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
+    "coefficient_of_variation", "compare", "figure_panels", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
     "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
     "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
 ]

@@ -224,10 +224,14 @@ def test_report_and_compare_are_functions_and_still_modules(golden, tmp_path):
 
 
 def test_every_figure_function_is_exported():
-    names = [n for n in dir(plots) if n.startswith("plot_")]
-    assert "plot_net_cycles" in names and "plot_overhead" in names
-    for name in names:
-        assert getattr(allocstress, name) is getattr(plots, name) and name in allocstress.__all__
+    from allocstress import figure_heatmap, figure_overhead, figure_relative_cost, figure_repetitions, figure_thread_sweep
+    modules = (figure_heatmap, figure_overhead, figure_relative_cost, figure_repetitions, figure_thread_sweep)
+    names = {n: getattr(m, n) for m in modules for n in dir(m) if n.startswith("plot_")}
+    assert {"plot_relative_cost", "plot_repetitions", "plot_overhead", "plot_thread_sweep", "plot_cost_heatmap"} <= set(names)
+    assert set(allocstress.FIGURES) == set(names)
+    for name, function in names.items():
+        assert getattr(allocstress, name) is function and name in allocstress.__all__
+    assert "figure_panels" in allocstress.__all__
 
 
 def test_plot_summary_draws_one_bar_per_row():

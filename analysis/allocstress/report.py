@@ -16,7 +16,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import figure_sections, phase_series, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from . import figure_sections, geomean, phase_series, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
 from . import _core
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .html_parts import cell_warnings, mark_warned_rows, markdown_lines_html, warned_cells, warnings_html
@@ -77,7 +77,7 @@ def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
 def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[str]:
     """The alloc-test comparison table (net of the void baseline), its geometric means and files."""
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(tables.to_markdown(table) + "\n" + tables.columns_markdown())
+        f.write(tables.to_markdown(table) + "\n" + tables.geomean_markdown(table) + "\n" + tables.columns_markdown())
     with open(os.path.join(out_dir, "summary.tex"), "w") as f:
         f.write(tables.to_latex(table))
     with open(os.path.join(out_dir, "summary.csv"), "w") as f:
@@ -86,15 +86,16 @@ def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[s
     warnings = cell_warnings(runs.cells, set(table["workload"]))
     rows = mark_warned_rows(headers, rows, warned_cells(warnings), table["run"].iloc[0], table["workload"].iloc[0])
     geo = tables.geomean_table(table)
-    geo_rows = [[r.run, r.allocator, str(r.rows), f"{r.geomean_speed_vs_system:.2f}", f"{r.geomean_overhead_vs_system:.2f}"]
-                for r in geo.itertuples()]
+    geo_headers, geo_rows = geomean.geomean_rows(geo, tables.REFERENCE)
     notes = tables.table_warnings(table)
     body = ["<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
             f'<p class="legend">{_e(tables.LEGEND)}</p>', warnings_html(warnings)]
     if notes:
         body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
     body += ["<h3>Geometric mean over workloads and thread counts</h3>",
-             _html_table(["run", "allocator", "rows", "speed vs system", "overhead vs system"], geo_rows, left=2),
+             _html_table(geo_headers, geo_rows, left=2),
+             '<p class="legend">' + _e(" ".join(["Cheapest first; each allocator averaged over the same cells."] +
+                                               ["Left out: " + x for x in geo.attrs.get("left_out", [])])) + "</p>",
              '<p class="legend">Tables as files: <a href="summary.md">Markdown</a>, <a href="summary.tex">LaTeX</a>, '
              '<a href="summary.csv">CSV</a>.</p>']
     return body

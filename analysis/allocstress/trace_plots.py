@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 
 from . import traces
-from .plots import MAX_LEGEND_ENTRIES, _save  # plots selects the Agg backend before pyplot is imported
+from .plots import MAX_LEGEND_ENTRIES, _save, legend_outside  # plots selects the Agg backend before pyplot is imported
 from .tables import BASELINE
 
 import matplotlib.pyplot as plt  # noqa: E402  (after plots)
@@ -103,7 +103,7 @@ def plot_live_bytes(lifetimes: traces.Lifetimes, title: str, stem: str, max_poin
         ax.step(x, high / mib, where="post", color="#4477aa", linewidth=0.9, label="live requested bytes")
         peak = int(np.argmax(live))
         ax.plot([peak], [live[peak] / mib], "o", color="#cc3311", label=f"peak {format_bytes(live[peak])} at event {peak}")
-        ax.legend(fontsize=8, loc="lower right")
+        legend_outside(ax)
     ax.set_xlabel("event index (merged order)")
     ax.set_ylabel("MiB")
     ax.set_title(title)
@@ -144,7 +144,7 @@ def plot_lifetime_scatter(lifetimes: traces.Lifetimes, title: str, stem: str, cl
     ax.set_title(f"{title} ({shown})")
     ax.grid(True, alpha=0.3)
     if len(pick):
-        ax.legend(fontsize=8, markerscale=3)
+        legend_outside(ax)
     return _save(fig, stem)
 
 
@@ -194,7 +194,7 @@ def plot_allocstats(group: traces.AllocstatsGroup, title: str, stem: str) -> str
     cyc.set_xlabel("op index (recorded order)")
     cyc.grid(True, alpha=0.3)
     if 0 < 2 * drawn + 1 <= MAX_LEGEND_ENTRIES:
-        mem.legend(fontsize=7, ncol=2)
+        legend_outside(mem, fontsize=7)
     elif drawn:
         mem.text(0.99, 0.99, f"{drawn} allocators: legend omitted", transform=mem.transAxes, ha="right", va="top", fontsize=8)
     return _save(fig, stem)

@@ -100,7 +100,7 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
                                       ? "VmHWM reset via /proc/self/clear_refs before the measured phase"
                                       : "VmHWM since process start (reset failed: " + m.peak_reset_error + ")";
   if (!m.peak_reset_error.empty()) warnings.push_back("peak RSS includes pre-measurement memory: " + m.peak_reset_error);
-  if (m.wall_ns < 20'000'000) warnings.push_back("measured phase shorter than 20 ms: TSC calibration and timing are coarse");
+  if (m.wall_ns < 20'000'000) warnings.push_back(kShortPhaseWarning);
   const unsigned threads = cell.threads;
   return {{"name", cell.workload + "/" + allocator.name + "/threads:" + std::to_string(threads)},
           {"run_type", "iteration"},

@@ -17,6 +17,10 @@
 
 namespace allocstress {
 
+// The warning of a record whose measured phase is too short for its timing to mean much (a
+// simulated record drops it: its timing is valgrind's, not the machine's).
+inline constexpr const char* kShortPhaseWarning = "measured phase shorter than 20 ms: TSC calibration and timing are coarse";
+
 // The first worker set-up failure, or "".
 std::string setup_failure(const PhaseMeasurement& m);
 

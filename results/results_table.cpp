@@ -51,27 +51,37 @@ Aggregates aggregates_of(const Json& benchmarks) {
   return agg;
 }
 
-// "Warnings of single cells": each distinct warning a record carries, once per cell (workload,
-// allocator, threads, mode), with how many of the cell's processes gave it.
+// "Warnings of single cells": each distinct warning records carry, once per (workload, threads,
+// mode), with the allocators whose cells gave it and how many of each cell's processes did.
 void cell_warnings(std::ostringstream& md, const Json& benchmarks) {
-  using Key = std::tuple<std::string, std::string, unsigned, std::string>;  // + mode
-  std::map<Key, std::size_t> processes;
-  std::map<std::pair<Key, std::string>, std::size_t> given;
-  std::vector<std::pair<Key, std::string>> order;
+  using Group = std::tuple<std::string, unsigned, std::string, std::string>;  // workload, threads, mode, text
+  using Cell = std::tuple<std::string, unsigned, std::string, std::string>;   // workload, threads, mode, allocator
+  std::map<Cell, std::size_t> processes;
+  std::map<Group, std::vector<std::string>> allocators;  // in the order they first gave it
+  std::map<std::pair<Group, std::string>, std::size_t> given;
+  std::vector<Group> order;
   for (const auto& e : benchmarks) {
     if (e.value("run_type", "iteration") != "iteration") continue;
-    const Key key{e.value("workload", "alloc-test"), e.value("allocator", "?"), e.value("threads", 0u), e.value("mode", "timing")};
-    ++processes[key];
-    for (const auto& w : e.value("warnings", Json::array()))
-      if (w.is_string() && given[{key, w.get<std::string>()}]++ == 0) order.emplace_back(key, w.get<std::string>());
+    const std::string workload = e.value("workload", "alloc-test"), mode = e.value("mode", "timing"), allocator = e.value("allocator", "?");
+    const unsigned threads = e.value("threads", 0u);
+    ++processes[{workload, threads, mode, allocator}];
+    for (const auto& w : e.value("warnings", Json::array())) {
+      if (!w.is_string()) continue;
+      const Group g{workload, threads, mode, w.get<std::string>()};
+      if (allocators[g].empty()) order.push_back(g);
+      if (given[{g, allocator}]++ == 0) allocators[g].push_back(allocator);
+    }
   }
   if (order.empty()) return;
   md << "\nWarnings of single cells:\n";
-  for (const auto& [key, text] : order) {
-    const auto& [workload, allocator, threads, mode] = key;
-    md << "- " << allocator << " x " << workload << " at " << threads << " thread" << (threads == 1 ? "" : "s")
-       << (mode == "timing" ? "" : " (" + mode + ")") << ", " << given[{key, text}] << " of " << processes[key] << " process(es): " << text
-       << "\n";
+  for (const Group& g : order) {
+    const auto& [workload, threads, mode, text] = g;
+    std::string who;
+    for (const std::string& a : allocators[g])
+      who += (who.empty() ? "" : ", ") + a + " (" + std::to_string(given[{g, a}]) + " of " +
+             std::to_string(processes[{workload, threads, mode, a}]) + ")";
+    md << "- " << workload << " at " << threads << " thread" << (threads == 1 ? "" : "s") << (mode == "timing" ? "" : ", " + mode + " cells")
+       << ": " << text << ": " << who << " process(es)\n";
   }
 }
 

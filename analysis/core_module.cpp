@@ -20,6 +20,7 @@
 #include "cells/workload_registry.hpp"
 #include "results/results_file.hpp"
 #include "results/results_reader.hpp"
+#include "results/results_summary.hpp"
 #include "results/results_table.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/trace_writer.hpp"
@@ -308,6 +309,15 @@ PYBIND11_MODULE(_core, m) {
         return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       },
       py::arg("path"), "Read and check a results file; ValueError with one line naming the file and the problem");
+  m.def(
+      "aggregate_entries",
+      [](const std::string& records_json) {
+        std::vector<nlohmann::json> records = nlohmann::json::parse(records_json).get<std::vector<nlohmann::json>>();
+        return nlohmann::json(aggregate_entries(records)).dump();
+      },
+      py::arg("records_json"),
+      "The aggregate entries (median, min, max, cv; intervals, vs_system) the results file would carry for these iteration "
+      "records (a JSON array; net figures already attached), as JSON text (results/results_summary.hpp)");
   m.def(
       "verdict_markdown",
       [](const std::string& results_json) { return verdict_markdown(nlohmann::json::parse(results_json)); },

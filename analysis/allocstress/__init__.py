@@ -24,7 +24,7 @@ import pkgutil
 from . import api, compare, plots, report, traces
 from .frame import load
 from .loading import ResultsError, Runs, load_runs, read_results
-from .statistics import (ALPHA, UNSTABLE_CV, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
+from .statistics import (ALPHA, UNSTABLE_HALF_WIDTH, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
                          min_achievable_p, ratio_of_medians, summarise_cell)
 from .cell_summary import plot_summary, summary
 from .compare_result import Comparison, compare_files
@@ -44,7 +44,7 @@ FIGURES = tuple(sorted(_FIGURE_FUNCTIONS))
 globals().update(_FIGURE_FUNCTIONS)
 
 __all__ = [
-    "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_CV", "__version__", "build_info",
+    "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_HALF_WIDTH", "__version__", "build_info",
     "coefficient_of_variation", "compare", "figure_panels", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
     "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
     "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,

@@ -12,7 +12,7 @@ entries of the results file):
                                 x(k), x(n+1-k) with the largest k whose binomial coverage still
                                 reaches 95%, else [min, max]; ci_level is its real coverage, which
                                 differs per row (0.9375 with 5 values, 0.75 with 3); NaN below 2 values
-  cv, unstable                  sample sd / |mean| of `headline`; unstable when cv >= 5%
+  cv, unstable                  sample sd / |mean| of `headline`; unstable when the interval is wider than ±10% of the median
   net_ns_per_pair, overhead_ratio, peak_rss_bytes   medians over the same repetitions
                                 (overhead_ratio NaN for the whole cell when one repetition's ratio is
                                 invalid, as in the C++ aggregates: `overhead_note` says why)

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy import stats
 
-UNSTABLE_CV = 0.05          # a cell whose CV reaches this is flagged unstable
+UNSTABLE_HALF_WIDTH = 0.10  # a median whose interval is wider than +-10% of it is unstable (as in the C++ tables)
 ALPHA = 0.05                # significance level of the tests
 CONFIDENCE = 0.95           # nominal level of the intervals
 BOOTSTRAP_RESAMPLES = 2000  # percentile bootstrap; fixed seed, so intervals are reproducible
@@ -72,12 +72,20 @@ def median_ci(values, level: float = CONFIDENCE) -> tuple[float, float, float]:
 
 
 def summarise_cell(values) -> dict:
-    """n (finite values), median, ci_low, ci_high, ci_level, cv and unstable of one cell."""
+    """n (finite values), median, ci_low, ci_high, ci_level, cv and unstable (the interval wider
+    than ±UNSTABLE_HALF_WIDTH of the median) of one cell."""
     a = clean(values)
     cv = coefficient_of_variation(a)
     lo, hi, level = median_ci(a)
     return {"n": int(a.size), "median": float(np.median(a)) if a.size else math.nan, "ci_low": lo, "ci_high": hi,
-            "ci_level": level, "cv": cv, "unstable": bool(not math.isnan(cv) and cv >= UNSTABLE_CV)}
+            "ci_level": level, "cv": cv, "unstable": relative_half_width(lo, hi, float(np.median(a)) if a.size else math.nan) > UNSTABLE_HALF_WIDTH}
+
+
+def relative_half_width(low: float, high: float, median: float) -> float:
+    """(high - low) / 2 / |median|: the precision of a median's interval (NaN without one or at 0)."""
+    if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(median)) or median == 0:
+        return math.nan
+    return (high - low) / 2 / abs(median)
 
 
 def resampled_medians(rng: np.random.Generator, values: np.ndarray, resamples: int) -> np.ndarray:

@@ -22,10 +22,10 @@ from . import statistics as st
 from .table_model import DisplayTable
 from .loading import Runs, measured_timing
 from .median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval, recorded_medians
+from .statistics import UNSTABLE_HALF_WIDTH
 
 REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
-UNSTABLE_HALF_WIDTH = 0.10  # a median whose interval is wider than +-10% of it is unstable
 BASELINE_NO_OVERHEAD = ("void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio")
 # Workloads whose timing records have no net cost, so no row here: every registry entry without a
 # void baseline -- the data structures (structures.py) and the false-sharing kernels (their

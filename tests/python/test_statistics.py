@@ -14,11 +14,12 @@ def test_cv_on_known_values():
     assert math.isnan(st.coefficient_of_variation([-1, 1]))
 
 
-def test_cell_summary_flags_instability_at_five_percent():
+def test_cell_summary_flags_an_interval_wider_than_ten_percent_of_the_median():
     steady = st.summarise_cell([100, 101, 99, 100, 100])
     assert steady["median"] == 100 and not steady["unstable"] and steady["n"] == 5
     assert (steady["ci_low"], steady["ci_high"]) == (99, 101) and steady["ci_level"] == pytest.approx(0.9375)
-    noisy = st.summarise_cell([80, 100, 120, 90, 110])
+    assert not st.summarise_cell([90, 100, 110, 95, 105])["unstable"]  # [90, 110]: exactly ±10%, not wider
+    noisy = st.summarise_cell([80, 100, 120, 90, 110])  # [80, 120]: ±20%
     assert noisy["unstable"] and noisy["cv"] == pytest.approx(np.std([80, 100, 120, 90, 110], ddof=1) / 100)
 
 

@@ -27,6 +27,7 @@ import pandas as pd
 from . import catalogue
 from . import statistics as st
 from .loading import Runs, measured_timing
+from .median_intervals import median_interval, recorded_interval, recorded_medians
 from .tables import BASELINE, REFERENCE, overhead_ratios
 
 ORDER_STATISTIC = "order-statistic"
@@ -81,24 +82,6 @@ def metric_axis_label(metric: str) -> str:
     return f"{metric} ({m['unit']})" if m and m.get("unit") else metric
 
 
-def _record_intervals(runs: Runs, run: str) -> dict:
-    """(workload, allocator, threads) -> the `intervals` object of the run's timing median aggregate."""
-    doc = runs.documents[runs.run_names().index(run)]
-    out = {}
-    for e in doc["benchmarks"]:
-        if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and e.get("mode", "timing") == "timing":
-            out[(e["workload"], e["allocator"], int(e["threads"]))] = e.get("intervals") or {}
-    return out
-
-
-def _median_interval(values: np.ndarray, recorded: dict | None) -> tuple[float, float, float, str]:
-    """(low, high, level, method): the record's interval when it has numbers, else median_ci's."""
-    if recorded and all(isinstance(recorded.get(k), (int, float)) for k in ("low", "high", "level")):
-        return float(recorded["low"]), float(recorded["high"]), float(recorded["level"]), recorded.get("method") or ORDER_STATISTIC
-    low, high, level = st.median_ci(values)
-    return low, high, level, ORDER_STATISTIC
-
-
 def _column(frame: pd.DataFrame, name: str) -> np.ndarray:
     return st.clean(frame[name].to_numpy()) if name in frame else st.clean([])
 
@@ -122,7 +105,7 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
     ok = measured_timing(runs.cells)
     rows = runs.cells[(runs.cells["run"] == run) & (runs.cells["workload"] == workload) & (runs.cells["allocator"] != BASELINE)]
     mode = rows["mode"].fillna("timing") if "mode" in rows else pd.Series("timing", index=rows.index)
-    recorded = _record_intervals(runs, run)
+    recorded = recorded_medians(runs)
     out = []
     for threads, group in rows.groupby("threads", sort=True):
         cells = []
@@ -132,7 +115,10 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
             if values.size == 0:
                 continue
             bad = g[(g["status"] == "ok") & (mode.loc[g.index] == "timing") & g["disturbed"]]
-            low, high, level, method = _median_interval(values, recorded.get((workload, allocator, int(threads)), {}).get(metric))
+            own = recorded_interval(recorded.get((run, workload, allocator, int(threads))), metric)
+            iv = median_interval(values, own)
+            low, high, level = iv["low"], iv["high"], iv["level"]
+            method = (own.get("method") or ORDER_STATISTIC) if own else ORDER_STATISTIC
             reasons = good["overhead_ratio_invalid"].tolist() if "overhead_ratio_invalid" in good else []
             overhead, note = overhead_ratios(good["overhead_ratio"].to_numpy() if "overhead_ratio" in good else [], reasons)
             kind = next((k for k in g.get("allocator_kind", pd.Series(dtype=object)).dropna()), "drop_in")

@@ -43,7 +43,7 @@ def median_interval(values, recorded: dict | None = None) -> dict:
         method = recorded.get("method") or "order statistics"
     else:
         (low, high, level), method = st.median_ci(a), "order statistics"
-    rel = (high - low) / 2 / abs(median) if math.isfinite(low) and math.isfinite(median) and median != 0 else math.nan
+    rel = st.relative_half_width(low, high, median)
     if recorded and isinstance(recorded.get("relative_half_width"), (int, float)):
         rel = float(recorded["relative_half_width"])  # the C++ figure, so both tables mark the same cells
     return {"median": median, "low": low, "high": high, "level": level, "method": method, "rel_half_width": rel}

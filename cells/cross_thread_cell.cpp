@@ -20,11 +20,13 @@
 #include "allocators/in_tree_registry.hpp"
 #include "workloads/cross_thread/larson.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/measured_phase.hpp"
 #include "cells/params_json.hpp"
 #include "cells/metrics/record_metrics.hpp"
 #include "workloads/cross_thread/cross_thread_params.hpp"
 #include "cells/sized_params.hpp"
 #include "cells/slot_array.hpp"
+#include "platform/cache_simulation.hpp"
 #include "platform/tsc.hpp"
 
 namespace allocstress {
@@ -45,9 +47,17 @@ CrossThreadCell decode(const nlohmann::json& params, unsigned threads) {
   return c;
 }
 
-// The wait accounting's clock: the same counter the measured phase times workers with.
+// The wait accounting's clock: the same counter the measured phase times workers with.  In a
+// counts cell the waits leave callgrind's collection too, so that the counts, like the cycles,
+// are the work's: spinning for another thread counts as often as valgrind's scheduling makes it.
 struct TscClock {
   static std::uint64_t now() { return cycle_counter_end(); }
+  static void pause() {
+    if (counting_measured_phase()) pause_callgrind_collection();
+  }
+  static void resume() {
+    if (counting_measured_phase()) resume_callgrind_collection();
+  }
 };
 
 // One xthread worker (contract: measured_phase.hpp).
@@ -349,6 +359,7 @@ const WorkloadEntry kXThreadEntry{
     .record_params = sized_record_params,
     .refusal = refuse_xthread,
     .counts = true,
+    .counts_threads = true,
     .counts_prefix = "iterations_per_thread",
     .companions = {"alloc-test"},
     .companion_reason = "xthread's blowup is its overhead over alloc-test's: the same stream with no remote frees",
@@ -373,6 +384,7 @@ const WorkloadEntry kLarsonEntry{
     .record_params = sized_record_params,
     .refusal = refuse_larson,
     .counts = true,
+    .counts_threads = true,
 };
 
 }  // namespace allocstress

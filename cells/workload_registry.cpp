@@ -47,6 +47,7 @@ nlohmann::json workload_registry_json() {
                    {"simulates_caches", e->simulates_caches},
                    {"profiles", e->profiles},
                    {"counts", e->counts},
+                   {"counts_threads", e->counts_threads},
                    {"runs_alone", !e->runs_alone.empty()},
                    {"companions", companions},
                    {"companion_reason", e->companion_reason},
@@ -111,9 +112,10 @@ void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpe
     if (!entry.counts)
       throw UsageError("--counts applies to " + names_with(&WorkloadEntry::counts) + ", not to " + cell.workload +
                        (entry.simulates_caches ? " (its deterministic figures come from --cache-sim)" : ""));
-    if (cell.threads > 1)
-      throw UsageError("--counts runs at 1 thread (callgrind serialises threads, so spin-waits would make counts depend on "
-                       "scheduling), got " + std::to_string(cell.threads) + " threads");
+    if (cell.threads > 1 && !entry.counts_threads)
+      throw UsageError("--counts runs " + cell.workload + " at 1 thread only, got " + std::to_string(cell.threads) +
+                       " threads (accepted at N threads: " + names_with(&WorkloadEntry::counts_threads) +
+                       ", whose waits for other threads the counts leave out)");
     if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw UsageError(missing);
   }
   if (cell.mode != CellMode::profile) return;

@@ -77,6 +77,11 @@ struct WorkloadEntry {
   bool simulates_caches = false;   // `--cache-sim` runs it under callgrind's cache simulator
   bool profiles = false;           // `--profile` runs it as a profile run
   bool counts = false;             // `--counts` counts its measured phase under callgrind at 1 thread
+  // ... and at N threads, per worker: its workers wait for each other only in spells the counts
+  // leave out (cross_thread.hpp's WaitMeter), so what is counted is work, not spinning.  valgrind
+  // runs the workers one at a time; their interleaving, and so the allocator's paths, can still
+  // vary a little between runs (near-exact, not identical as at 1 thread).
+  bool counts_threads = false;
   // A parameter that `--counts-iterations` may lower for the counts cell because the op stream
   // with less of it is a prefix of the whole one ("iterations_per_thread"), or "": the counts
   // cell runs the full parameters.

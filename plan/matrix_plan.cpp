@@ -52,14 +52,15 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
     });
-  // The counts tier: one cell per allocator at 1 thread for the workloads that count, and the
-  // 1-thread cache simulation of those that simulate caches instead.
+  // The counts tier: one cell per allocator at 1 thread for the workloads that count (at every
+  // thread count for those that count per worker), and the 1-thread cache simulation of those
+  // that simulate caches instead.
   if (counts)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       const WorkloadEntry& e = workload_entry(w);
-      if (t != 1 || skipped_pair(w, a.name) != nullptr) return;
-      if (e.counts) out.push_back(make_cell(*this, w, a, t, 0, CellMode::counts));
-      else if (e.simulates_caches && !cache_sim) out.push_back(make_cell(*this, w, a, t, 0, CellMode::simulate));
+      if (skipped_pair(w, a.name) != nullptr) return;
+      if (e.counts && (t == 1 || e.counts_threads)) out.push_back(make_cell(*this, w, a, t, 0, CellMode::counts));
+      else if (t == 1 && !e.counts && e.simulates_caches && !cache_sim) out.push_back(make_cell(*this, w, a, t, 0, CellMode::simulate));
     });
   if (cache_sim)
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {

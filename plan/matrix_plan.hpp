@@ -58,8 +58,9 @@ struct MatrixPlan {
   bool profile = false;    // add one profile cell per workload that profiles x drop-in allocator x threads
   std::uint64_t sample_every = 64;
   // The counts tier: one counts cell per workload that counts x allocator at 1 thread (if the
-  // matrix has 1 thread), at most counts_iterations iterations (workload_params.hpp); workloads
-  // that simulate caches get their 1-thread simulated-cache cell instead.
+  // matrix has 1 thread; at every thread count for the workloads that count per worker, see
+  // WorkloadEntry::counts_threads), at most counts_iterations iterations (workload_params.hpp);
+  // workloads that simulate caches get their 1-thread simulated-cache cell instead.
   bool counts = false;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
   // Adaptive repetitions (local backend, run/adaptive_repetitions.hpp): after the planned cells,

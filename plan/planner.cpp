@@ -146,16 +146,22 @@ void plan_counts(MatrixPlan& plan, const PlanRequest& r, const Preset& preset, c
   const bool any_counts = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) {
     return workload_entry(w).counts || workload_entry(w).simulates_caches;
   });
-  const bool one_thread = std::find(plan.thread_counts.begin(), plan.thread_counts.end(), 1u) != plan.thread_counts.end();
+  const bool one_thread = std::find(plan.thread_counts.begin(), plan.thread_counts.end(), 1u) != plan.thread_counts.end() ||
+                          std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) {
+                            return workload_entry(w).counts && workload_entry(w).counts_threads;
+                          });
   std::string why_not;
-  if (!any_counts) {
-    std::vector<const WorkloadEntry*> counting;
-    for (const WorkloadEntry* e : workload_registry())
-      if (e->counts || e->simulates_caches) counting.push_back(e);
+  std::vector<const WorkloadEntry*> counting, counting_threads;
+  for (const WorkloadEntry* e : workload_registry()) {
+    if (e->counts || e->simulates_caches) counting.push_back(e);
+    if (e->counts && e->counts_threads) counting_threads.push_back(e);
+  }
+  if (!any_counts)
     why_not = "--counts applies to " + workload_list_text(counting) + " (the data structures through their cache simulation), not to " +
               plan.workloads.front();
-  }
-  else if (!one_thread) why_not = "--counts runs at 1 thread and this matrix has no 1-thread cells (add 1 to --threads)";
+  else if (!one_thread)
+    why_not = "--counts runs " + plan.workloads.front() + " at 1 thread and this matrix has no 1-thread cells (add 1 to --threads; " +
+              workload_list_text(counting_threads) + " count at N threads too)";
   else why_not = cache_simulation_unavailable();
   if (why_not.empty()) return;
   if (asked) throw UsageError(why_not);

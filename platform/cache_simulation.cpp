@@ -4,6 +4,7 @@
 #include <valgrind/callgrind.h>
 #include <valgrind/valgrind.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "platform/cache_geometry.hpp"
@@ -43,6 +44,10 @@ void start_callgrind_collection() {
 
 void stop_callgrind_collection() { CALLGRIND_TOGGLE_COLLECT; }
 
+void pause_callgrind_collection() { CALLGRIND_TOGGLE_COLLECT; }
+
+void resume_callgrind_collection() { CALLGRIND_TOGGLE_COLLECT; }
+
 std::vector<std::pair<std::string, std::string>> callgrind_environment() { return {{"HWLOC_COMPONENTS", "-x86"}}; }
 
 std::string cache_simulation_unavailable() {
@@ -52,15 +57,33 @@ std::string cache_simulation_unavailable() {
   return "";
 }
 
-std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile) {
+std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile,
+                                                  bool per_thread) {
   if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw std::runtime_error(missing);
   const std::string valgrind = find_program("valgrind"), setarch = find_program("setarch");
   std::vector<std::string> argv = {setarch, "--addr-no-randomize", valgrind, "--tool=callgrind", "--cache-sim=yes",
-                                   "--collect-atstart=no", "--instr-atstart=no", "--D1=" + valgrind_geometry(l1_data_cache()),
+                                   "--collect-atstart=no", "--instr-atstart=no", "--fair-sched=yes", "--D1=" + valgrind_geometry(l1_data_cache()),
                                    "--LL=" + valgrind_geometry(last_level_cache()), std::string("--I1=") + kI1,
                                    "--callgrind-out-file=" + profile.string()};
+  if (per_thread) argv.push_back("--separate-threads=yes");
   argv.insert(argv.end(), cell_argv.begin(), cell_argv.end());
   return argv;
+}
+
+std::vector<std::filesystem::path> thread_profiles(const std::filesystem::path& profile) {
+  std::vector<std::filesystem::path> out;
+  const std::string prefix = profile.filename().string() + "-";
+  for (const auto& entry : std::filesystem::directory_iterator(profile.parent_path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+        name.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
+      out.push_back(entry.path());
+  }
+  // Fixed-width ids sort as numbers only when they have the same width: sort by the number.
+  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    return std::stoul(a.filename().string().substr(prefix.size())) < std::stoul(b.filename().string().substr(prefix.size()));
+  });
+  return out;
 }
 
 nlohmann::json simulated_cache_figures(const std::filesystem::path& profile) {

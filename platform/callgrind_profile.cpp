@@ -109,4 +109,28 @@ CallgrindProfile read_callgrind_profile(const std::filesystem::path& path) {
   return p;
 }
 
+namespace {
+
+void add_into(std::vector<std::uint64_t>& sum, const std::vector<std::uint64_t>& part) {
+  if (sum.size() < part.size()) sum.resize(part.size(), 0);
+  for (std::size_t i = 0; i < part.size(); ++i) sum[i] += part[i];
+}
+
+}  // namespace
+
+CallgrindProfile summed_profiles(const std::vector<CallgrindProfile>& parts) {
+  if (parts.empty()) throw std::runtime_error("no callgrind profiles to add up");
+  CallgrindProfile sum;
+  sum.creator = parts.front().creator;
+  sum.events = parts.front().events;
+  sum.totals.assign(sum.events.size(), 0);
+  for (const CallgrindProfile& part : parts) {
+    if (part.events != sum.events) throw std::runtime_error("callgrind profiles with different events cannot be added up");
+    add_into(sum.totals, part.totals);
+    for (const auto& [where, cost] : part.self) add_into(sum.self[where], cost);
+    for (const auto& [call, cost] : part.calls) add_into(sum.calls[call], cost);
+  }
+  return sum;
+}
+
 }  // namespace allocstress

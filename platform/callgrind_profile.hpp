@@ -43,4 +43,9 @@ struct CallgrindProfile {
 // be read or is not a callgrind profile with events and totals.
 CallgrindProfile read_callgrind_profile(const std::filesystem::path& path);
 
+// One profile holding the sum of `parts` (e.g. the per-thread profiles of one process): totals,
+// self and call costs added up.  The creator is the first part's.  Throws std::runtime_error when
+// `parts` is empty or their events differ.
+CallgrindProfile summed_profiles(const std::vector<CallgrindProfile>& parts);
+
 }  // namespace allocstress

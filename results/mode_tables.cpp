@@ -63,19 +63,20 @@ void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggr
         "of the timing runs; n/a where the machine exposes no PMU (the reason is in each record).\n";
 }
 
-// The counts tier, one table per workload: every allocator's counts cell, cheapest estimated
-// cycles first, net of void; then how its order compares with the timing tier's at 1 thread.
+// The counts tier, one table per workload and thread count: every allocator's counts cell,
+// cheapest estimated cycles first, net of void; at N threads each worker's instructions in
+// allocator calls; then how its order compares with the timing tier's at the same thread count.
 void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg) {
-  std::map<std::string, std::vector<const Json*>> by_workload;
-  std::vector<std::string> order;
+  std::map<std::pair<std::string, unsigned>, std::vector<const Json*>> by_cell;
+  std::vector<std::pair<std::string, unsigned>> order;
   for (const auto& e : benchmarks)
     if (is_ok_counts_record(e)) {
-      const std::string w = e.at("workload").get<std::string>();
-      if (by_workload[w].empty()) order.push_back(w);
-      by_workload[w].push_back(&e);
+      const std::pair<std::string, unsigned> key{e.at("workload").get<std::string>(), e.at("threads").get<unsigned>()};
+      if (by_cell[key].empty()) order.push_back(key);
+      by_cell[key].push_back(&e);
     }
-  for (const std::string& w : order) {
-    std::vector<const Json*> rows = by_workload[w];
+  for (const auto& [w, threads] : order) {
+    std::vector<const Json*> rows = by_cell[{w, threads}];
     auto net = [](const Json* e) { return e->at("counts").value("net_estimated_cycles_per_unit", Json()); };
     std::stable_sort(rows.begin(), rows.end(), [&](const Json* a, const Json* b) {
       const bool va = a->at("allocator") == "void", vb = b->at("allocator") == "void";
@@ -84,21 +85,34 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
       return x.is_number() && (!y.is_number() || x.get<double>() < y.get<double>());
     });
     const Json& c0 = rows.front()->at("counts");
-    md << "\n### Counts tier: " << w << " (deterministic; " << c0.at("provenance").get<std::string>() << ", 1 thread, "
+    md << "\n### Counts tier: " << w << " (" << (threads == 1 ? "deterministic" : "near-exact") << "; "
+       << c0.at("provenance").get<std::string>() << ", " << threads << (threads == 1 ? " thread, " : " threads, ")
        << fixed(Json(c0.at("units").get<double>() * 2), 0) << " operations)\n\n"
        << "| rank | allocator | est. cycles/pair (net) | instructions/pair (net) | in allocator calls/pair | D1 misses/pair (net) | LL misses/pair (net) |\n"
        << "|---:|---|---:|---:|---:|---:|---:|\n";
     std::vector<double> counted, timed;
+    std::vector<std::string> per_worker;
     unsigned rank = 0;
     for (const Json* e : rows) {
       const Json& c = e->at("counts");
-      const bool baseline = e->at("allocator") == "void";
-      md << "| " << (baseline ? std::string("-") : std::to_string(++rank)) << " | " << e->at("allocator").get<std::string>()
+      const std::string allocator = e->at("allocator").get<std::string>();
+      const bool baseline = allocator == "void";
+      md << "| " << (baseline ? std::string("-") : std::to_string(++rank)) << " | " << allocator
          << (baseline ? " (baseline)" : "") << " | " << fixed(c.value("net_estimated_cycles_per_unit", Json()), 1) << " | "
          << fixed(c.value("net_instructions_per_unit", Json()), 1) << " | "
          << fixed(c.at("allocator_calls").value("instructions_per_unit", Json()), 1) << " | "
          << fixed(c.value("net_d1_misses_per_unit", Json()), 3) << " | " << fixed(c.value("net_ll_misses_per_unit", Json()), 3) << " |\n";
-      const Json* med = agg.get(CellKey{w, e->at("allocator").get<std::string>(), 1u}, "median");
+      if (!baseline && c.contains("per_worker")) {  // drop-ins only: in-tree backends make no allocator calls
+        std::string figures;
+        bool any = false;
+        for (const Json& worker : c.at("per_worker")) {
+          const Json& v = worker.at("allocator_calls").value("instructions_per_unit", Json());
+          any = any || v.is_number();
+          figures += (figures.empty() ? "" : " / ") + fixed(v, 1);
+        }
+        if (any) per_worker.push_back(allocator + " " + figures);
+      }
+      const Json* med = agg.get(CellKey{w, allocator, threads}, "median");
       if (!baseline && net(e).is_number() && med != nullptr && med->value("net_cycles_per_pair", Json()).is_number()) {
         counted.push_back(net(e).get<double>());
         timed.push_back(med->at("net_cycles_per_pair").get<double>());
@@ -108,8 +122,16 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     md << "\nEstimated cycles = " << c0.at("estimated_cycles_formula").get<std::string>()
        << ", from callgrind's simulated caches with this machine's L1d and last-level geometry; net = this allocator's count minus "
           "void's for the same op stream. In allocator calls: instructions inside the workload's calls to the allocator (its library "
-          "and whatever it calls), no subtraction (n/a for in-tree backends, which are inlined). Identical on every run: rank by "
-          "these when the timing tier's intervals overlap. Rank agreement with the timing tier's median net cycles/pair at 1 thread: "
+          "and whatever it calls), no subtraction (n/a for in-tree backends, which are inlined). "
+       << (threads == 1 ? "Identical on every run" : "Waits for other threads are left out; valgrind runs the workers one at a time, "
+                                                     "and their interleaving can move a figure by a few percent between runs")
+       << ": rank by these when the timing tier's intervals overlap.";
+    if (!per_worker.empty()) {
+      md << " Per worker, instructions in allocator calls per pair of its own: ";
+      for (std::size_t i = 0; i < per_worker.size(); ++i) md << (i == 0 ? "" : "; ") << per_worker[i];
+      md << ".";
+    }
+    md << " Rank agreement with the timing tier's median net cycles/pair at " << threads << (threads == 1 ? " thread: " : " threads: ")
        << (rho ? "Spearman rho " + fixed(Json(*rho), 2) + " over " + std::to_string(counted.size()) + " allocators" : std::string("n/a (fewer than 3 allocators in both)"))
        << ".\n";
   }

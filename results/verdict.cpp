@@ -154,19 +154,31 @@ void memory_lines(std::ostringstream& md, const std::string& workload, unsigned 
   if (!invalid.empty()) md << "- not ranked: " << joined(invalid) << " (overhead ratio invalid: below 1)\n";
 }
 
-void counts_line(std::ostringstream& md, const std::string& workload, const Json& benchmarks) {
+void counts_line(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
   std::vector<Ranked> rows;
   for (const auto& e : benchmarks)
-    if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.at("allocator") != kBaselineAllocator) {
+    if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.value("threads", 0u) == threads &&
+        e.at("allocator") != kBaselineAllocator) {
       const Json& v = e.at("counts").value("net_estimated_cycles_per_unit", Json());
       if (v.is_number()) rows.push_back({e.at("allocator").get<std::string>(), v.get<double>(), v.get<double>(), v.get<double>(), false, ""});
     }
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(), [](const Ranked& a, const Ranked& b) { return a.median < b.median; });
-  md << "\n**" << workload << ", counts tier** (net estimated cycles/pair, 1 thread; exact, the same on every run): ";
+  md << "\n**" << workload << ", counts tier** (net estimated cycles/pair, " << threads
+     << (threads == 1 ? " thread; exact, the same on every run): " : " threads; near-exact, valgrind's interleaving of the workers can move a figure by a few percent): ");
   for (std::size_t i = 0; i < rows.size(); ++i)
     md << (i == 0 ? "" : rows[i - 1].median < rows[i].median ? " < " : " = ") << "**" << rows[i].allocator << "** " << fixed(Json(rows[i].median), 1);
   md << "\n";
+}
+
+// The thread counts of `workload`'s counts records, ascending.
+std::vector<unsigned> counts_threads(const std::string& workload, const Json& benchmarks) {
+  std::vector<unsigned> out;
+  for (const auto& e : benchmarks)
+    if (is_ok_counts_record(e) && e.value("workload", "") == workload) out.push_back(e.value("threads", 0u));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
@@ -185,7 +197,7 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
         memory_lines(lines, w, t, agg);
       }
     }
-    counts_line(lines, w, benchmarks);
+    for (unsigned t : counts_threads(w, benchmarks)) counts_line(lines, w, t, benchmarks);
   }
   if (lines.str().empty()) return;
   md << "\n### Verdict\n\nRanked groups: allocators in one group have pairwise overlapping intervals, so this run cannot order them "

@@ -91,7 +91,9 @@ int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::
   }
   const fs::path dir = make_temporary_folder("allocstress-callgrind-"), profile = dir / "callgrind.out", cell_file = dir / "cell.json";
   write_file_atomically(cell_file, json_text(cell_to_json(cell)) + "\n");
-  const std::vector<std::string> command = cache_simulation_command({this_executable(), "run", "--cell", cell_file.string()}, profile);
+  const bool per_thread = cell.mode == CellMode::counts && cell.threads > 1;
+  const std::vector<std::string> command =
+      cache_simulation_command({this_executable(), "run", "--cell", cell_file.string()}, profile, per_thread);
   const ChildOutcome outcome = run_child(command, environment, 0);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) record = last_json_line(outcome.out);
@@ -120,14 +122,47 @@ int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::
 
 void add_simulated_cache(nlohmann::json& record, const fs::path& profile) { record["simulated_cache"] = simulated_cache_figures(profile); }
 
+// The profiles of a counts cell's workers: at 1 thread the one profile, at N threads the
+// per-thread profiles whose collection ran (the workers'; the main thread and any thread the
+// allocator starts collect nothing), in creation order.
+std::vector<CallgrindProfile> worker_profiles(const fs::path& profile, unsigned threads) {
+  if (threads == 1) return {read_callgrind_profile(profile)};
+  std::vector<CallgrindProfile> workers;
+  for (const fs::path& part : thread_profiles(profile)) {
+    CallgrindProfile p = read_callgrind_profile(part);
+    if (p.total("Ir") > 0) workers.push_back(std::move(p));
+  }
+  if (workers.size() != threads)
+    throw std::runtime_error("the counts cell has " + std::to_string(threads) + " workers but callgrind collected events on " +
+                             std::to_string(workers.size()) + " threads");
+  return workers;
+}
+
 // The counts block: per malloc/free pair of the record; the allocator's own instructions are those
-// of the calls out of this executable (drop-ins only: in-tree backends are inlined into it).
-void add_counts(nlohmann::json& record, const fs::path& profile, const AllocatorSpec& spec) {
-  const CallgrindProfile p = read_callgrind_profile(profile);
+// of the calls out of this executable (drop-ins only: in-tree backends are inlined into it).  At N
+// threads the block is the workers' sum, and `per_worker` gives each worker's figures per pair of
+// its own (each worker runs pairs / N).
+void add_counts(nlohmann::json& record, const fs::path& profile, const AllocatorSpec& spec, unsigned threads) {
   std::optional<OutsideCalls> rule;
   if (spec.kind == AllocatorKind::drop_in) rule = OutsideCalls{.workload_object = this_executable()};
-  record["counts"] = instruction_count_figures(p, record.value("pairs", 0.0), "pair", rule,
-                                               "in-tree backend: its code is inlined into the workload's; see the net figures");
+  const char* no_rule = "in-tree backend: its code is inlined into the workload's; see the net figures";
+  const std::vector<CallgrindProfile> workers = worker_profiles(profile, threads);
+  const double pairs = record.value("pairs", 0.0);
+  nlohmann::json counts = instruction_count_figures(summed_profiles(workers), pairs, "pair", rule, no_rule);
+  if (threads == 1) {
+    counts["reproducibility"] = "exact: one thread, address randomisation off; identical on every run of this build";
+  } else {
+    counts["reproducibility"] = "near-exact: valgrind runs the workers one at a time and their interleaving, which decides the "
+                                "allocator's paths (remote frees, lock hand-overs), can vary a little between runs";
+    nlohmann::json per_worker = nlohmann::json::array();
+    for (const CallgrindProfile& w : workers) {
+      nlohmann::json figures = instruction_count_figures(w, pairs / threads, "pair", rule, no_rule);
+      for (const char* shared : {"provenance", "events", "estimated_cycles_formula", "unit"}) figures.erase(shared);
+      per_worker.push_back(std::move(figures));
+    }
+    counts["per_worker"] = std::move(per_worker);
+  }
+  record["counts"] = std::move(counts);
 }
 
 // The workload's inputs, prepared into `folder` by a forked child: its heap is its own, so
@@ -180,7 +215,7 @@ struct ScratchFolder {
 int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
   if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_under_callgrind(cell, spec, add_simulated_cache);
   if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind())
-    return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) { add_counts(record, profile, spec); });
+    return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) { add_counts(record, profile, spec, cell.threads); });
   if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);
   ensure_cell_environment(cell, spec, verify_only);
   if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {

@@ -1,7 +1,8 @@
 # The counts tier: `run --counts` counts the measured phase under callgrind; three runs of the
 # same cell give identical figures for every kind of allocator (glibc, jemalloc and mimalloc, which
 # read the clock, the in-tree pool, void); the iterations are capped to a prefix of the op stream;
-# a plan's counts cell reproduces from its command line; bad input gets one line.
+# a plan's counts cell reproduces from its command line; xthread and larson count at 2 threads,
+# per worker, close to but not exactly the same from run to run; bad input gets one line.
 source "$(dirname "$0")/lib.sh"
 C=(--slots 65536 --max-size-exp 12 --counts --counts-iterations 200000)
 figures() {  # the whole counts block and the op stream: everything that must not change between runs
@@ -43,8 +44,52 @@ mapfile -t command <"$T/command"
 one=$("${command[@]}" 2>/dev/null | figures) && two=$("$ALLOCSTRESS" run --cell "$T/cell.json" 2>/dev/null | figures) \
   && [ "$one" = "$two" ] && pass || fail "the counts cell's command and its cell file disagree"
 
+# At N threads (xthread, larson): one profile per worker, waits left out.  valgrind runs the
+# workers one at a time and their interleaving can vary, so runs agree closely, not exactly: the
+# totals within 1% (0.4% is the largest spread seen over three runs of six allocators).
+nthreads() {  # total and allocator-call instructions; checks the per-worker block
+  /usr/bin/python3 -c "
+import json, sys
+r = json.loads(sys.stdin.read().strip().splitlines()[-1])
+assert r['status'] == 'ok' and r['mode'] == 'counts' and r['threads'] == 2, r.get('reason')
+c = r['counts']
+assert c['reproducibility'].startswith('near-exact:'), c['reproducibility']
+assert len(c['per_worker']) == 2, c['per_worker']
+assert sum(w['instructions'] for w in c['per_worker']) == c['instructions'], c
+assert all(w['units'] == c['units'] / 2 for w in c['per_worker']), c
+print(c['instructions'], c['allocator_calls']['instructions'] or 0)"
+}
+for w in xthread larson; do
+  runs=()
+  for i in 1 2 3; do
+    runs+=("$("$ALLOCSTRESS" run --allocator jemalloc --workload "$w" --threads 2 "${C[@]}" 2>"$T/err" | nthreads)") \
+      || fail "$w: 2-thread counts run $i failed: $(tail -1 "$T/err")"
+  done
+  /usr/bin/python3 - "${runs[@]}" <<'PY' && pass || fail "$w: 2-thread counts differ by more than 1% between runs: ${runs[*]}"
+import sys
+runs = [tuple(map(int, r.split())) for r in sys.argv[1:]]
+assert len(runs) == 3 and all(r[0] > 0 and r[1] > 0 for r in runs), runs
+for k in range(2):
+    lo, hi = min(r[k] for r in runs), max(r[k] for r in runs)
+    assert hi - lo <= 0.01 * hi, runs
+PY
+done
+one=$("$ALLOCSTRESS" run --allocator jemalloc --workload xthread --threads 1 "${C[@]}" 2>/dev/null | figures) \
+  && grep -q '"reproducibility": "exact:' <<<"$one" && pass || fail "a 1-thread counts record does not say it is exact"
+
+# The plan counts xthread at every thread count, its alloc-test companion at 1 thread only.
+"$ALLOCSTRESS" matrix --plan-only -o "$T/xplan.json" --workload xthread --allocators jemalloc --threads 1-2 --reps 1 >/dev/null 2>&1 \
+  || fail "--plan-only of an xthread matrix failed"
+/usr/bin/python3 - "$T/xplan.json" <<'PY' && pass || fail "the xthread plan's counts cells are not xthread at 1 and 2 threads and alloc-test at 1"
+import json, sys
+keys = sorted(c["key"] for c in json.load(open(sys.argv[1]))["cells"] if c["mode"] == "counts")
+assert keys == ["alloc-test/jemalloc/threads:1/counts", "alloc-test/void/threads:1/counts", "xthread/jemalloc/threads:1/counts",
+                "xthread/jemalloc/threads:2/counts", "xthread/void/threads:1/counts", "xthread/void/threads:2/counts"], keys
+PY
+
 # Bad input: one line, exit 2.
-expect_error 2 "--counts runs at 1 thread" -- "$ALLOCSTRESS" run --allocator system --counts --threads 2
+expect_error 2 "--counts runs alloc-test at 1 thread only, got 2 threads (accepted at N threads: xthread and larson" \
+  -- "$ALLOCSTRESS" run --allocator system --counts --threads 2
 expect_error 2 "its deterministic figures come from --cache-sim" -- "$ALLOCSTRESS" run --allocator system --counts --workload bintree
 expect_error 2 "--counts applies to" -- "$ALLOCSTRESS" run --allocator system --counts --workload phase-ramp
 expect_error 2 "--counts-iterations applies to --counts runs only" -- "$ALLOCSTRESS" run --allocator system --counts-iterations 5

@@ -79,7 +79,10 @@ struct CrossThreadOutcome {
 };
 
 // The clock of the wait accounting: a type with `static std::uint64_t now()`.  NoClock does not
-// time waits (wait_ticks stays 0): unit tests, and callers that measure nothing.
+// time waits (wait_ticks stays 0): unit tests, and callers that measure nothing.  A clock may also
+// have `static void pause()` and `static void resume()`: called as a wait spell opens and closes,
+// so that whatever else measures the work (callgrind's collection in a counts cell) leaves the
+// waits out as the cycles do.
 struct NoClock {
   static constexpr std::uint64_t now() { return 0; }
 };
@@ -121,11 +124,15 @@ template <class Clock>
 class WaitMeter {
  public:
   void begin() {
-    if (!open_) since_ = Clock::now();
+    if (open_) return;
+    if constexpr (requires { Clock::pause(); }) Clock::pause();
+    since_ = Clock::now();
     open_ = true;
   }
   void end() {
-    if (open_) ticks_ += Clock::now() - since_;
+    if (!open_) return;
+    ticks_ += Clock::now() - since_;
+    if constexpr (requires { Clock::resume(); }) Clock::resume();
     open_ = false;
   }
   std::uint64_t ticks() const { return ticks_; }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -54,7 +55,26 @@ TEST(CacheSimulation, CommandSwitchesCollectionOffAtStartAndRandomisationOff) {
   EXPECT_NE(all.find("--collect-atstart=no"), std::string::npos);
   EXPECT_NE(all.find("--cache-sim=yes"), std::string::npos);
   EXPECT_NE(all.find("--callgrind-out-file=/tmp/x.out"), std::string::npos);
+  EXPECT_NE(all.find("--fair-sched=yes"), std::string::npos);
+  EXPECT_EQ(all.find("--separate-threads"), std::string::npos);
   EXPECT_EQ(argv.back(), "/bin/true");
+  const auto per_thread = cache_simulation_command({"/bin/true"}, "/tmp/x.out", true);
+  EXPECT_NE(std::find(per_thread.begin(), per_thread.end(), "--separate-threads=yes"), per_thread.end());
+  EXPECT_EQ(per_thread.back(), "/bin/true");
+}
+
+TEST(CacheSimulation, ThreadProfilesAreFoundInThreadIdOrder) {
+  const auto dir = std::filesystem::temp_directory_path() / "allocstress-thread-profiles-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"callgrind.out-10", "callgrind.out-02", "callgrind.out-01", "callgrind.out-x1", "other.out-03"})
+    std::ofstream(dir / name) << "";
+  const auto found = thread_profiles(dir / "callgrind.out");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].filename(), "callgrind.out-01");
+  EXPECT_EQ(found[1].filename(), "callgrind.out-02");
+  EXPECT_EQ(found[2].filename(), "callgrind.out-10");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -112,5 +112,22 @@ TEST(InstructionCounts, AllocatorCallsLeaveOutTheWorkloadsOwnMemset) {
   std::filesystem::remove(path);
 }
 
+TEST(CallgrindProfile, SummedProfilesAddTotalsSelfAndCallCosts) {
+  const auto path = write_profile(kProfile);
+  const CallgrindProfile one = read_callgrind_profile(path);
+  const CallgrindProfile two = summed_profiles({one, one});
+  EXPECT_EQ(two.events, one.events);
+  EXPECT_EQ(two.creator, "callgrind-3.19.0");
+  EXPECT_EQ(two.total("Ir"), 2 * 690u);
+  EXPECT_EQ(two.self.at({"/bin/w", "loop"})[0], 300u);
+  const OutsideCalls rule{.workload_object = "/bin/w"};
+  EXPECT_EQ(outside_calls_cost(two, rule).total[0], 2 * outside_calls_cost(one, rule).total[0]);
+  CallgrindProfile other = one;
+  other.events.pop_back();
+  EXPECT_THROW(summed_profiles({one, other}), std::runtime_error);
+  EXPECT_THROW(summed_profiles({}), std::runtime_error);
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace allocstress

@@ -64,5 +64,31 @@ TEST(Verdict, SaysMoreExpensiveAndMarksUnstableFigures) {
   EXPECT_NE(v.find("- 2: **bump** 120.0† [100.0, 140.0]: 2.29× [1.82, 2.80] more expensive than system"), std::string::npos) << v;
 }
 
+Json counts_rec(const std::string& allocator, unsigned threads, double net_estimated_cycles) {
+  return {{"name", "alloc-test/" + allocator + "/threads:" + std::to_string(threads) + "/counts"}, {"workload", "alloc-test"},
+          {"allocator", allocator}, {"threads", threads}, {"mode", "counts"}, {"run_type", "iteration"}, {"status", "ok"},
+          {"counts", {{"net_estimated_cycles_per_unit", net_estimated_cycles}}}};
+}
+
+TEST(Verdict, CountsLinePerThreadCountSaysHowExactItIs) {
+  std::vector<Json> r;
+  for (unsigned i = 0; i < 3; ++i) {
+    r.push_back(rec("void", i, 100, 0));
+    r.push_back(rec("system", i, 150, 1.5));
+  }
+  r.push_back(counts_rec("system", 1, 90.0));
+  r.push_back(counts_rec("pool", 1, 40.0));
+  r.push_back(counts_rec("system", 2, 120.0));
+  r.push_back(counts_rec("pool", 2, 45.0));
+  const std::string v = verdict_of(r);
+  const std::size_t one = v.find("**alloc-test, counts tier** (net estimated cycles/pair, 1 thread; exact, the same on every run): "
+                                 "**pool** 40.0 < **system** 90.0\n");
+  const std::size_t two = v.find("**alloc-test, counts tier** (net estimated cycles/pair, 2 threads; near-exact, valgrind's interleaving "
+                                 "of the workers can move a figure by a few percent): **pool** 45.0 < **system** 120.0\n");
+  EXPECT_NE(one, std::string::npos) << v;
+  EXPECT_NE(two, std::string::npos) << v;
+  EXPECT_LT(one, two) << v;
+}
+
 }  // namespace
 }  // namespace allocstress

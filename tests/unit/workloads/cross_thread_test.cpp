@@ -10,6 +10,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "allocators/pool_allocator.hpp"
 #include "allocators/process_malloc_allocator.hpp"
@@ -296,6 +298,29 @@ TEST(CrossThread, ValidationNamesTheFieldAndTheRange) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "rounds out of range: 11 (accepted: 1..iterations per thread = 10)");
   }
+}
+
+// A clock that records the pause/resume calls a WaitMeter makes around its spells.
+struct PausingClock {
+  static inline std::uint64_t ticks = 0;
+  static inline std::vector<char> calls;
+  static std::uint64_t now() { return ticks; }
+  static void pause() { calls.push_back('p'); }
+  static void resume() { calls.push_back('r'); }
+};
+
+TEST(WaitMeter, PausesAndResumesOncePerSpell) {
+  PausingClock::calls.clear();
+  detail::WaitMeter<PausingClock> meter;
+  meter.end();  // no spell open: nothing
+  PausingClock::ticks = 10;
+  meter.begin();
+  meter.begin();  // already open: nothing
+  PausingClock::ticks = 25;
+  meter.end();
+  meter.end();
+  EXPECT_EQ(meter.ticks(), 15u);
+  EXPECT_EQ(std::string(PausingClock::calls.begin(), PausingClock::calls.end()), "pr");
 }
 
 }  // namespace

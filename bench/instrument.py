@@ -10,7 +10,8 @@ pinned to), then prints, per condition:
     identical in every run;
   - the timing tier, per allocator and thread count: each run's median net ns/pair, the largest
     deviation from their mean (target: within +-10%), whether each run's interval holds the
-    other runs' medians, and over all cells how many (run, other run) pairs it holds;
+    other runs' medians, and over all cells how many (run, other run) pairs it holds; the same for
+    the reproduction intervals where the host has a calibration (`allocstress calibrate`);
   - order: every pair of allocators whose intervals do not overlap in a run, and whether that
     pair keeps its order in all runs;
   - A/A: `compare` of the first two runs, the share of cells called significantly different
@@ -44,14 +45,32 @@ def run_matrix(exe: str, out: str, extra: list[str]) -> float:
 
 
 def medians(doc: dict) -> dict:
-    """(allocator, threads) -> (median net ns/pair, interval low, high, level) of every timing median entry."""
+    """(allocator, threads) -> (median net ns/pair, interval low, high, level, reproduction low, high) of every
+    timing median entry; the reproduction bounds are None where the run had no calibration."""
     out = {}
     for e in doc["benchmarks"]:
         if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and e["allocator"] != "void":
             iv = (e.get("intervals") or {}).get("net_ns_per_pair")
+            rep = e.get("reproduction") or {}
             if e.get("net_ns_per_pair") is not None and iv:
-                out[(e["allocator"], e["threads"])] = (e["net_ns_per_pair"], iv["low"], iv["high"], iv["level"])
+                out[(e["allocator"], e["threads"])] = (e["net_ns_per_pair"], iv["low"], iv["high"], iv["level"], rep.get("low"), rep.get("high"))
     return out
+
+
+def drop_ins(doc: dict) -> set:
+    return {e["allocator"] for e in doc["benchmarks"] if e.get("run_type") == "iteration" and e.get("allocator_kind") == "drop_in"}
+
+
+def reproduction_report(m: list[dict], cells: list, dropped_in: set) -> None:
+    """How often each run's reproduction interval (results/reproduction.hpp) holds the other runs' medians."""
+    if not all(x[c][4] is not None for x in m for c in cells):
+        print("reproduction intervals: not in every cell of every run (no calibration for this host: `allocstress calibrate`)")
+        return
+    for name, chosen in (("every cell", cells), ("drop-ins at 1 thread", [c for c in cells if c[1] == 1 and c[0] in dropped_in])):
+        held = [x[c][4] <= y[c][0] <= x[c][5] for c in chosen for x in m for y in m if y is not x]
+        whole = sum(all(x[c][4] <= y[c][0] <= x[c][5] for x in m for y in m if y is not x) for c in chosen)
+        print(f"reproduction intervals, {name}: hold another run's median in {sum(held)} of {len(held)} (run, other run) pairs; "
+              f"every run's holds every other median in {whole} of {len(chosen)} cells")
 
 
 def counts(doc: dict) -> dict:
@@ -94,6 +113,7 @@ def condition_report(name: str, docs: list[dict], walls: list[float], paths: lis
     print(f"\nwithin +-10% of their mean: {within} of {len(cells)} cells; every interval holds the other runs' medians: "
           f"{contained} of {len(cells)} cells; an interval holds another run's median: {pairs_held} of {pairs} (run, other run) "
           f"pairs (two independent honest 95% intervals of the median: about 83%)")
+    reproduction_report(m, cells, drop_ins(docs[0]))
     kept = flipped = 0
     for a, b in itertools.combinations(cells, 2):
         if a[1] != b[1]:

@@ -14,6 +14,7 @@
 #include "cli/python_commands.hpp"
 #include "cli/slurm_commands.hpp"
 #include "cli/trace_command.hpp"
+#include "cli/calibrate_command.hpp"
 #include "cli/trace_info_command.hpp"
 #include "platform/build_identity.hpp"
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   TraceInfoCommand trace_info;
   ImportCommand import;
   FitCommand fit;
+  CalibrateCommand calibrate;
   WorkloadsCommand workloads;
   MetricsCommand metrics;
   list.add_to(app);
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
   trace_info.add_to(app);
   import.add_to(app);
   fit.add_to(app);
+  calibrate.add_to(app);
   // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
   CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
   MatrixCommand submit(MatrixCommand::Kind::slurm_submit);
@@ -90,6 +93,7 @@ int main(int argc, char** argv) {
     if (trace_info.cmd->parsed()) return trace_info.execute();
     if (import.cmd->parsed()) return import.execute();
     if (fit.cmd->parsed()) return fit.execute();
+    if (calibrate.cmd->parsed()) return calibrate.execute();
     if (submit.cmd->parsed()) return submit.execute(command_line);
     for (RunCellCommand* c : {&run_cell, &run_cell_alias})
       if (c->cmd->parsed()) return c->execute(command_line);

@@ -2,6 +2,7 @@
 #include "results/results_file.hpp"
 
 #include "cells/workload_registry.hpp"
+#include "results/reproduction.hpp"
 #include "results/results_summary.hpp"
 
 namespace allocstress {
@@ -60,6 +61,17 @@ nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, 
   attach_blowup(cells);
   for (const auto& w : op_stream_mismatches(cells)) context["warnings"].push_back(w);
   std::vector<nlohmann::json> aggregates = aggregate_entries(cells);
+  // Reproduction intervals where this host has a calibration (reproduction.hpp); the context
+  // says which calibration, or why there is none.
+  std::string why_not;
+  const nlohmann::json calibration = calibration_for_host(default_calibration_path(), context.value("host_name", ""), why_not);
+  attach_reproduction(aggregates, nlohmann::json(cells), calibration);
+  context["reproduction_calibration"] =
+      calibration.is_object()
+          ? nlohmann::json{{"file", calibration.at("file")}, {"created", calibration.value("created", "")}, {"level", calibration.at("level")},
+                           {"factor", calibration.at("factor")}, {"runs", calibration.value("runs", nlohmann::json::array()).size()},
+                           {"pairs", calibration.value("pairs", 0)}}
+          : nlohmann::json{{"n/a", why_not}};
   nlohmann::json benchmarks = nlohmann::json::array();
   for (auto& c : cells) benchmarks.push_back(std::move(c));
   for (auto& c : excluded_cells(plan)) benchmarks.push_back(std::move(c));

@@ -46,15 +46,6 @@ bool has_void_baseline(const std::string& workload) {
 
 bool has_baseline(const Json& r) { return has_void_baseline(r.value("workload", "")); }
 
-// The figure speed_vs_system compares: the workload's headline metric where it is a record field
-// (net cycles/pair, search cycles/visit); "" where it has none (false sharing: its slowdown is
-// already a ratio against its own baseline; unknown workloads).
-std::string speed_metric(const std::string& workload) {
-  const WorkloadEntry* e = find_workload(workload);
-  const Metric* m = e != nullptr ? headline_metric(*e) : nullptr;
-  return m != nullptr && m->place == MetricPlace::record ? std::string(m->name) : std::string();
-}
-
 using CellRep = std::tuple<std::string, unsigned, unsigned>;  // workload, threads, repetition
 
 CellRep workload_threads_rep(const Json& r) {
@@ -127,6 +118,12 @@ Json versus_system(const Json& mine, const Json& system) {
 }
 
 }  // namespace
+
+std::string speed_metric(const std::string& workload) {
+  const WorkloadEntry* e = find_workload(workload);
+  const Metric* m = e != nullptr ? headline_metric(*e) : nullptr;
+  return m != nullptr && m->place == MetricPlace::record ? std::string(m->name) : std::string();
+}
 
 bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
 

@@ -54,6 +54,10 @@ void attach_net_counts(std::vector<nlohmann::json>& records);
 // beyond the single-threaded run for the same kind of live data); n/a without a 1-thread profile.
 void attach_blowup(std::vector<nlohmann::json>& records);
 
+// The figure speed_vs_system compares: the workload's headline metric where it is a record field
+// (net cycles/pair, search cycles/visit); "" where it has none (false sharing; unknown workloads).
+std::string speed_metric(const std::string& workload);
+
 // True for records of timing runs (mode "timing", or no mode: files from before modes existed).
 bool is_timing_record(const nlohmann::json& record);
 // True for ok iteration records of counts cells that carry their `counts` block.

@@ -134,6 +134,7 @@ std::string markdown_table(const Json& results) {
   for (const auto& [key, entries] : disturbed)
     if (agg.get(key, "median") == nullptr) unmeasured[key] = entries;
   verdict(md, workloads, results.at("benchmarks"), agg);
+  reproduction_table(md, ctx, agg);
   std::set<std::string> defined;  // column definitions given under an earlier table
   for (const auto& w : workloads) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";

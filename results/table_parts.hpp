@@ -55,5 +55,8 @@ void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggr
 void profile_table(std::ostringstream& md, const Json& benchmarks);
 // The counts tier (mode "counts" records), one table per workload, ranked by net estimated cycles.
 void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
+// Reproduction intervals (reproduction_table.cpp): one row per cell whose median entry has one,
+// with the calibration they come from; one line saying why when the run had no calibration.
+void reproduction_table(std::ostringstream& md, const Json& context, const Aggregates& agg);
 
 }  // namespace allocstress::table_parts

@@ -1,0 +1,96 @@
+// `allocstress calibrate` (contract: calibrate_command.hpp).
+#include "cli/calibrate_command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "platform/durable_files.hpp"
+#include "platform/errors.hpp"
+#include "platform/json_text.hpp"
+#include "platform/machine_context.hpp"
+#include "results/reproduction.hpp"
+#include "results/results_reader.hpp"
+
+namespace allocstress {
+
+namespace fs = std::filesystem;
+
+void CalibrateCommand::add_to(CLI::App& app) {
+  cmd = app.add_subcommand("calibrate",
+                           "Measure how far another run's medians land on this machine, from runs of the same matrix: calibrate RUN.json RUN.json [RUN.json...]");
+  cmd->add_option("runs", runs, "Results files of the same matrix on this host, run at different times (at least 2; 3 or more recommended)")
+      ->required();
+  cmd->add_option("-o,--out", out, "Calibration file to write (default: $ALLOCSTRESS_CALIBRATION, else $XDG_DATA_HOME or "
+                                   "~/.local/share, allocstress/calibration.json: where matrix runs look for it)");
+  cmd->add_option("--level", level, "Probability that another run's median lies inside a reproduction interval (default 0.95; accepted: 0.5 to 0.999)");
+}
+
+int CalibrateCommand::execute() {
+  if (runs.size() < 2) throw UsageError("calibrate needs at least 2 results files, got " + std::to_string(runs.size()) + " (accepted: 2 or more runs of the same matrix)");
+  if (!(level >= 0.5 && level <= 0.999)) throw UsageError("invalid --level " + std::to_string(level) + " (accepted: 0.5 to 0.999)");
+  std::set<std::string> seen;
+  std::vector<CellValues> values;
+  nlohmann::json sources = nlohmann::json::array();
+  std::string host, cpu;
+  for (const std::string& path : runs) {
+    if (!seen.insert(fs::weakly_canonical(path).string()).second) throw UsageError("results file " + path + " is given twice (accepted: distinct runs)");
+    nlohmann::json doc;
+    try {
+      doc = read_results_file(path);
+    } catch (const ResultsFileError& e) {
+      throw UsageError(e.what());
+    }
+    const nlohmann::json& context = doc.at("context");
+    const std::string this_host = context.value("host_name", "");
+    if (host.empty()) host = this_host, cpu = context.value("cpu_model", "");
+    else if (this_host != host)
+      throw UsageError("results file " + path + " is from host " + this_host + ", the others from " + host + " (accepted: runs of one host)");
+    values.push_back(headline_values(doc.at("benchmarks")));
+    sources.push_back({{"file", fs::absolute(path).string()}, {"date", context.value("date", "")}, {"git_commit", context.value("git_commit", "")}});
+  }
+  const std::vector<double> scores = reproduction_scores(values, level);
+  if (scores.empty()) throw UsageError("the results files have no timing cell in common with enough processes (accepted: runs of the same matrix)");
+  double factor = 0;
+  try {
+    factor = conformal_factor(scores, level);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const fs::path target = out.empty() ? default_calibration_path() : fs::path(out);
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    try {
+      read_calibration(target);
+    } catch (const std::runtime_error&) {
+      throw UsageError("output " + target.string() + " exists and is not a calibration file (accepted: a new path or an older calibration)");
+    }
+  }
+  std::size_t beyond = 0;
+  for (double s : scores) beyond += s > 1;
+  const nlohmann::json doc = {
+      {"schema", kCalibrationSchemaName},
+      {"schema_version", kCalibrationSchemaVersion},
+      {"created", iso_utc_now()},
+      {"host_name", host},
+      {"cpu_model", cpu},
+      {"level", level},
+      {"factor", factor},
+      {"pairs", scores.size()},
+      {"pairs_beyond_base_interval", beyond},
+      {"metric", "net ns/pair where the workload is net of void, else its speed metric"},
+      {"method", "split-conformal quantile of |other run's median - this run's| over the side of this run's distribution-free prediction "
+                 "interval toward it (results/reproduction.hpp)"},
+      {"runs", sources}};
+  if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
+  write_file_atomically(target, json_text(doc) + "\n");
+  std::printf("calibration: factor %.2f at %.0f%% from %zu runs (%zu pairs of runs and cells; %zu beyond the unwidened interval)\n", factor,
+              100 * level, runs.size(), scores.size(), beyond);
+  std::printf("written:     %s (matrix runs on %s widen their reproduction intervals by it)\n", target.string().c_str(), host.c_str());
+  return 0;
+}
+
+}  // namespace allocstress

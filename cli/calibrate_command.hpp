@@ -1,0 +1,28 @@
+// The `allocstress calibrate` command: measures how far another run's medians land on this
+// machine, from results files of the same matrix run at different times, and writes the
+// reproduction calibration that later matrix runs on this host use (results/reproduction.hpp).
+//
+//   allocstress calibrate RUN1.json RUN2.json [RUN3.json ...] [-o FILE] [--level 0.95]
+//
+// Bad input (fewer than 2 files, an unreadable or foreign file, runs of different hosts, no cell
+// in common, too few pairs for the level, an output that exists and is not a calibration): one
+// error line, exit 2, nothing written.  The file is written whole or not at all.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace allocstress {
+
+struct CalibrateCommand {
+  CLI::App* cmd = nullptr;
+  std::vector<std::string> runs;
+  std::string out;
+  double level = 0.95;
+  void add_to(CLI::App& app);
+  int execute();
+};
+
+}  // namespace allocstress

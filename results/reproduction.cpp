@@ -1,0 +1,194 @@
+// Reproduction intervals (contract and model: reproduction.hpp).
+#include "results/reproduction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "results/results_summary.hpp"
+
+namespace allocstress {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// log C(n, k) for 0 <= k <= n.
+double log_choose(unsigned n, unsigned k) { return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0); }
+
+// P(J = j), j = 0..n: how many of n exchangeable values fall below the median (the k-th smallest,
+// k = (n + 1) / 2) of n more.
+std::vector<double> below_other_median(unsigned n) {
+  const unsigned m = n, k = (m + 1) / 2;
+  std::vector<double> p(n + 1);
+  for (unsigned j = 0; j <= n; ++j)
+    p[j] = std::exp(log_choose(j + k - 1, j) + log_choose(n - j + m - k, n - j) - log_choose(n + m, n));
+  return p;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The metric the reproduction interval is about: net ns/pair where the workload is net of void
+// (what users compare across runs and papers), else the workload's speed metric.
+std::string reproduction_metric(const std::string& workload) {
+  const std::string speed = speed_metric(workload);
+  return speed.rfind("net_", 0) == 0 ? std::string("net_ns_per_pair") : speed;
+}
+
+std::string text_of(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::optional<PredictionInterval> median_prediction_interval(std::vector<double> values, double level) {
+  const unsigned n = unsigned(values.size());
+  if (n < 2) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const std::vector<double> p = below_other_median(n);
+  std::optional<PredictionInterval> best;
+  for (unsigned r = 1; r <= n / 2; ++r) {  // [x(r), x(n + 1 - r)], narrower as r grows
+    double coverage = 0;
+    for (unsigned j = r; j <= n - r; ++j) coverage += p[j];
+    if (coverage < level) break;
+    best = PredictionInterval{values[r - 1], values[n - r], coverage};
+  }
+  return best;
+}
+
+CellValues headline_values(const Json& benchmarks) {
+  CellValues out;
+  for (const Json& r : benchmarks) {
+    if (r.value("run_type", "iteration") != "iteration" || r.value("status", "") != "ok" || !is_timing_record(r) ||
+        is_disturbed_record(r) || r.value("allocator", "") == kBaselineAllocator)
+      continue;
+    const std::string workload = r.value("workload", "");
+    const std::string metric = reproduction_metric(workload);
+    if (metric.empty() || !r.contains(metric) || !r.at(metric).is_number()) continue;
+    out[{workload, r.value("allocator", ""), r.value("threads", 0u)}].push_back(r.at(metric).get<double>());
+  }
+  return out;
+}
+
+std::vector<double> reproduction_scores(const std::vector<CellValues>& runs, double level) {
+  std::vector<double> scores;
+  if (runs.empty()) return scores;
+  for (const auto& [key, first] : runs.front()) {
+    std::vector<double> medians;
+    std::vector<std::optional<PredictionInterval>> bases;
+    for (const CellValues& run : runs) {
+      const auto it = run.find(key);
+      if (it == run.end()) break;
+      medians.push_back(median_of(it->second));
+      bases.push_back(median_prediction_interval(it->second, level));
+    }
+    if (medians.size() != runs.size()) continue;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (!bases[i]) continue;
+      for (std::size_t j = 0; j < runs.size(); ++j) {
+        if (j == i) continue;
+        const double side = medians[j] >= medians[i] ? bases[i]->high - medians[i] : medians[i] - bases[i]->low;
+        const double distance = std::abs(medians[j] - medians[i]);
+        scores.push_back(distance == 0 ? 0.0 : side > 0 ? distance / side : INFINITY);
+      }
+    }
+  }
+  return scores;
+}
+
+double conformal_factor(std::vector<double> scores, double level) {
+  const double needed = std::ceil(1 / (1 - level)) - 1;  // (P + 1) level <= P
+  if (double(scores.size()) < needed) {
+    std::ostringstream why;
+    why << "a reproduction factor at " << 100 * level << "% needs at least " << needed << " (run, other run) pairs of cells, got "
+        << scores.size() << " (give more runs, or runs with more cells)";
+    throw std::invalid_argument(why.str());
+  }
+  std::sort(scores.begin(), scores.end());
+  const std::size_t rank = std::size_t(std::ceil((double(scores.size()) + 1) * level));  // 1-based
+  return scores[std::min(rank, scores.size()) - 1];
+}
+
+std::filesystem::path default_calibration_path() {
+  if (const char* explicit_path = std::getenv("ALLOCSTRESS_CALIBRATION"); explicit_path != nullptr && *explicit_path != '\0')
+    return explicit_path;
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && *data != '\0')
+    return std::filesystem::path(data) / "allocstress" / "calibration.json";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : "/") / ".local" / "share" / "allocstress" / "calibration.json";
+}
+
+Json read_calibration(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("calibration " + path.string() + " cannot be read");
+  Json doc;
+  try {
+    doc = Json::parse(in);
+  } catch (const Json::parse_error&) {
+    throw std::runtime_error("calibration " + path.string() + " is not JSON");
+  }
+  if (!doc.is_object() || doc.value("schema", "") != kCalibrationSchemaName || doc.value("schema_version", 0) != kCalibrationSchemaVersion)
+    throw std::runtime_error("calibration " + path.string() + " is not an " + kCalibrationSchemaName + " file of version " +
+                             std::to_string(kCalibrationSchemaVersion));
+  const Json& factor = doc.value("factor", Json()), &level = doc.value("level", Json());
+  if (!factor.is_number() || factor.get<double>() <= 0 || !level.is_number() || level.get<double>() <= 0 || level.get<double>() >= 1 ||
+      !doc.value("host_name", Json()).is_string())
+    throw std::runtime_error("calibration " + path.string() + " lacks a positive factor, a level in (0, 1) or host_name");
+  return doc;
+}
+
+Json calibration_for_host(const std::filesystem::path& path, const std::string& host, std::string& why_not) {
+  why_not.clear();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    why_not = "no calibration at " + path.string() + " (run the matrix 3 times, then `allocstress calibrate RUN.json ...`)";
+    return nullptr;
+  }
+  try {
+    Json doc = read_calibration(path);
+    if (doc.at("host_name") != host) {
+      why_not = "the calibration at " + path.string() + " is host " + text_of(doc.at("host_name")) + "'s, not " + host + "'s";
+      return nullptr;
+    }
+    doc["file"] = path.string();
+    return doc;
+  } catch (const std::runtime_error& e) {
+    why_not = e.what();
+    return nullptr;
+  }
+}
+
+void attach_reproduction(std::vector<Json>& aggregates, const Json& benchmarks, const Json& calibration) {
+  if (!calibration.is_object()) return;
+  const double factor = calibration.at("factor").get<double>(), level = calibration.at("level").get<double>();
+  const CellValues values = headline_values(benchmarks);
+  const Json source = {{"file", calibration.value("file", "")}, {"created", calibration.value("created", "")},
+                       {"runs", calibration.value("runs", Json::array()).size()}, {"pairs", calibration.value("pairs", 0)},
+                       {"factor", factor}};
+  for (Json& e : aggregates) {
+    if (e.value("aggregate_name", "") != "median" || e.value("allocator", "") == kBaselineAllocator) continue;
+    const std::string workload = e.value("workload", "");
+    const std::string metric = reproduction_metric(workload);
+    const auto it = values.find({workload, e.value("allocator", ""), e.value("threads", 0u)});
+    if (metric.empty() || it == values.end()) continue;
+    const double median = median_of(it->second);
+    Json entry = {{"metric", metric}, {"level", level}, {"n", it->second.size()}, {"calibration", source},
+                  {"method", "distribution-free prediction interval of another run's median (same number of processes), its sides "
+                             "widened by the calibration's split-conformal factor"}};
+    if (const auto base = median_prediction_interval(it->second, level)) {
+      entry["low"] = median - factor * (median - base->low);
+      entry["high"] = median + factor * (base->high - median);
+    } else {
+      entry["low"] = entry["high"] = nullptr;
+      entry["reason"] = "too few processes (" + std::to_string(it->second.size()) + ") for a prediction interval at this level";
+    }
+    e["reproduction"] = std::move(entry);
+  }
+}
+
+}  // namespace allocstress

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
@@ -31,7 +32,20 @@ void CalibrateCommand::add_to(CLI::App& app) {
 
 int CalibrateCommand::execute() {
   if (runs.size() < 2) throw UsageError("calibrate needs at least 2 results files, got " + std::to_string(runs.size()) + " (accepted: 2 or more runs of the same matrix)");
-  if (!(level >= 0.5 && level <= 0.999)) throw UsageError("invalid --level " + std::to_string(level) + " (accepted: 0.5 to 0.999)");
+  if (!(level >= 0.5 && level <= 0.999)) {
+    std::ostringstream what;
+    what << "invalid --level " << level << " (accepted: 0.5 to 0.999)";
+    throw UsageError(what.str());
+  }
+  const fs::path target = out.empty() ? default_calibration_path() : fs::path(out);
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    try {
+      read_calibration(target);
+    } catch (const std::runtime_error&) {
+      throw UsageError("output " + target.string() + " exists and is not a calibration file (accepted: a new path or an older calibration)");
+    }
+  }
   std::set<std::string> seen;
   std::vector<CellValues> values;
   nlohmann::json sources = nlohmann::json::array();
@@ -59,15 +73,6 @@ int CalibrateCommand::execute() {
     factor = conformal_factor(scores, level);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
-  }
-  const fs::path target = out.empty() ? default_calibration_path() : fs::path(out);
-  std::error_code ec;
-  if (fs::exists(target, ec)) {
-    try {
-      read_calibration(target);
-    } catch (const std::runtime_error&) {
-      throw UsageError("output " + target.string() + " exists and is not a calibration file (accepted: a new path or an older calibration)");
-    }
   }
   std::size_t beyond = 0;
   for (double s : scores) beyond += s > 1;

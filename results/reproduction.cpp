@@ -102,7 +102,7 @@ std::vector<double> reproduction_scores(const std::vector<CellValues>& runs, dou
 }
 
 double conformal_factor(std::vector<double> scores, double level) {
-  const double needed = std::ceil(1 / (1 - level)) - 1;  // (P + 1) level <= P
+  const double needed = std::ceil(1 / (1 - level) - 1e-9) - 1;  // (P + 1) level <= P; 1e-9: 1 / (1 - 0.9) is 10.000000000000002
   if (double(scores.size()) < needed) {
     std::ostringstream why;
     why << "a reproduction factor at " << 100 * level << "% needs at least " << needed << " (run, other run) pairs of cells, got "

@@ -103,7 +103,9 @@ std::string verdict_markdown(const Json& results) {
     if (const std::string w = e.value("workload", "alloc-test"); std::find(workloads.begin(), workloads.end(), w) == workloads.end())
       workloads.push_back(w);
   std::ostringstream md;
-  verdict(md, workloads, results.at("benchmarks"), aggregates_of(results.at("benchmarks")));
+  const Aggregates agg = aggregates_of(results.at("benchmarks"));
+  verdict(md, workloads, results.at("benchmarks"), agg);
+  reproduction_table(md, results.at("context"), agg);
   return md.str();
 }
 

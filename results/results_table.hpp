@@ -14,8 +14,9 @@ namespace allocstress {
 // pre: `results` was produced by assemble_results().
 std::string markdown_table(const nlohmann::json& results);
 
-// The verdict alone (results/verdict.cpp): the "### Verdict" section the table opens with, or ""
-// when the results hold no ranking.  The HTML report shows it first.
+// The verdict alone (results/verdict.cpp): the "### Verdict" section the table opens with (""
+// when the results hold no ranking), and the reproduction section that follows it.  The HTML
+// report shows it first.
 std::string verdict_markdown(const nlohmann::json& results);
 
 }  // namespace allocstress

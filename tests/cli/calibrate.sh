@@ -1,0 +1,64 @@
+# Reproduction calibration (results/reproduction.hpp): `calibrate` takes runs of one matrix and
+# writes the factor; a later matrix on this host (the calibration found through
+# $ALLOCSTRESS_CALIBRATION) carries a reproduction interval in each timing median, wider than its
+# base prediction interval by exactly that factor, and a Reproduction table; without a
+# calibration the table says why not.  Then calibrate's bad input.
+source "$(dirname "$0")/lib.sh"
+COMMON=(--allocators system,pool --threads 1 --target-ci 0 --no-counts "${TINY[@]}")
+M=(--reps 10 "${COMMON[@]}")
+for i in 1 2 3; do
+  "$ALLOCSTRESS" matrix --out "$T/r$i.json" "${M[@]}" >/dev/null 2>"$T/log$i" || fail "matrix $i failed: $(tail -1 "$T/log$i")"
+done
+grep -q "^Reproduction intervals: n/a (no calibration at $T/cal.json" <(ALLOCSTRESS_CALIBRATION="$T/cal.json" \
+  "$ALLOCSTRESS" matrix --out "$T/none.json" --reps 2 "${COMMON[@]}" >/dev/null 2>&1; cat "$T/none.md") && pass \
+  || fail "a run without a calibration does not say why it has no reproduction intervals"
+
+# 2 cells x 3 runs x 2 others = 12 pairs: enough for a 90% factor (9), not for 95% (19).
+expect_error 2 "a reproduction factor at 95% needs at least 19 (run, other run) pairs of cells, got 12" \
+  -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" "$T/r3.json" -o "$T/cal.json"
+"$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" "$T/r3.json" -o "$T/cal.json" --level 0.9 >"$T/out" 2>"$T/err" \
+  && grep -q "^calibration: factor [0-9.]* at 90% from 3 runs (12 pairs" "$T/out" && pass \
+  || fail "calibrate of 3 runs failed or printed no factor: $(cat "$T/out" "$T/err")"
+
+ALLOCSTRESS_CALIBRATION="$T/cal.json" "$ALLOCSTRESS" matrix --out "$T/c.json" "${M[@]}" >/dev/null 2>"$T/log" \
+  || fail "matrix with a calibration failed: $(tail -1 "$T/log")"
+cells_of "$T/c.json" >/dev/null || fail "results with reproduction intervals are not schema-valid"
+/usr/bin/python3 - "$T/c.json" "$T/cal.json" <<'PY' && pass || fail "the reproduction intervals are not the base intervals widened by the factor"
+import json, statistics, sys
+from math import comb
+d, cal = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert d["context"]["reproduction_calibration"]["factor"] == cal["factor"] and cal["level"] == 0.9, d["context"]["reproduction_calibration"]
+def base(values, level):  # the distribution-free prediction interval of another run's median, written out again
+    xs, n = sorted(values), len(values)
+    k = (n + 1) // 2
+    p = [comb(j + k - 1, j) * comb(2 * n - j - k, n - j) / comb(2 * n, n) for j in range(n + 1)]
+    best = None
+    for r in range(1, n // 2 + 1):
+        if sum(p[r:n - r + 1]) < level:
+            break
+        best = (xs[r - 1], xs[n - r])
+    return best
+seen = 0
+for e in d["benchmarks"]:
+    if e["run_type"] != "aggregate" or e["aggregate_name"] != "median" or e["allocator"] == "void":
+        continue
+    rep = e["reproduction"]
+    values = [r["net_ns_per_pair"] for r in d["benchmarks"] if r["run_type"] == "iteration" and r["allocator"] == e["allocator"]
+              and r["mode"] == "timing" and r["status"] == "ok" and not r["interference"]["disturbed"]]
+    lo, hi = base(values, 0.9)
+    m = statistics.median(values)
+    assert rep["metric"] == "net_ns_per_pair" and rep["n"] == len(values), rep
+    assert abs(rep["low"] - (m - cal["factor"] * (m - lo))) < 1e-9 and abs(rep["high"] - (m + cal["factor"] * (hi - m))) < 1e-9, (rep, lo, hi, m)
+    seen += 1
+assert seen == 2, seen
+PY
+grep -q "^### Reproduction" "$T/c.md" && grep -q "^| alloc-test | 1 | system | " "$T/c.md" && pass || fail "no Reproduction table in the summary"
+
+# Bad input: one line, exit 2, nothing written.
+expect_error 2 "calibrate needs at least 2 results files, got 1" -- "$ALLOCSTRESS" calibrate "$T/r1.json" -o "$T/x.json"
+expect_error 2 "is given twice" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r1.json" -o "$T/x.json"
+expect_error 2 "not an allocstress results file" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/cal.json" -o "$T/x.json"
+expect_error 2 "invalid --level" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" --level 1.5 -o "$T/x.json"
+expect_error 2 "exists and is not a calibration file" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" --level 0.9 -o "$T/r3.json"
+[ ! -e "$T/x.json" ] && cells_of "$T/r3.json" >/dev/null && pass || fail "a refused calibrate wrote or replaced a file"
+finish

@@ -49,7 +49,8 @@ CrossThreadCell decode(const nlohmann::json& params, unsigned threads) {
 
 // The wait accounting's clock: the same counter the measured phase times workers with.  In a
 // counts cell the waits leave callgrind's collection too, so that the counts, like the cycles,
-// are the work's: spinning for another thread counts as often as valgrind's scheduling makes it.
+// are the work's (spinning for another thread would count as many instructions as valgrind's
+// scheduling happens to allow).
 struct TscClock {
   static std::uint64_t now() { return cycle_counter_end(); }
   static void pause() {

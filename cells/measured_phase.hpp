@@ -15,9 +15,10 @@
 //   void release()        untimed: free everything the worker still holds
 //
 // Counts cells (cell.hpp, CellMode::counts) run this same phase under callgrind: run_cell then
-// switches counting on for the process, and the one worker runs on the calling thread with
-// callgrind collecting exactly its run(), so that the figures are the timed work's and nothing
-// else's (no barrier, no reading of the main thread).
+// switches counting on for the process, and callgrind collects exactly each worker's run() (its
+// collection is per thread), so that the figures are the timed work's and nothing else's (no
+// barrier, no reading of the main thread).  One worker runs on the calling thread; N workers (the
+// cross-thread workloads, WorkloadEntry::counts_threads) run on their own threads as usual.
 #pragma once
 
 #include <time.h>

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -74,6 +75,9 @@ int CalibrateCommand::execute() {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  if (!std::isfinite(factor))
+    throw UsageError("the runs' medians lie on the edge of intervals of zero width (every process gave the same figure): no factor "
+                     "(accepted: runs whose processes vary)");
   std::size_t beyond = 0;
   for (double s : scores) beyond += s > 1;
   const nlohmann::json doc = {

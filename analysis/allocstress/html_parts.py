@@ -45,21 +45,42 @@ def _inline(text: str) -> str:
     return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
 
 
+def _table_html(rows: list[str]) -> str:
+    """A Markdown table (header, |---| separator, rows) as an HTML table."""
+    cells = [[_inline(c.strip()) for c in row.strip().strip("|").split("|")] for row in rows]
+    body = [r for r in cells[1:] if not all(set(c) <= set("-: ") for c in r)]
+    head = "".join(f"<th>{c}</th>" for c in cells[0])
+    return f"<table><tr>{head}</tr>" + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in body) + "</table>"
+
+
 def markdown_lines_html(markdown: str) -> str:
-    """The Markdown subset of the C++ verdict (results/verdict.cpp) as HTML: "### " headings are
-    dropped (the caller titles the section), "- " lines become a list, other lines paragraphs."""
-    parts, items = [], []
+    """The Markdown subset of the C++ verdict and reproduction section (results/verdict.cpp,
+    results/reproduction_table.cpp) as HTML: "### " headings are dropped (the caller titles the
+    section "Verdict"; "### Verdict" is dropped and other headings become <h3>), "- " lines
+    become a list, "|" lines a table, other lines paragraphs."""
+    parts, items, rows = [], [], []
     for line in markdown.splitlines():
         if line.startswith("- "):
             items.append(f"<li>{_inline(line[2:])}</li>")
             continue
+        if line.startswith("|"):
+            rows.append(line)
+            continue
         if items:
             parts.append("<ul>" + "".join(items) + "</ul>")
             items = []
-        if line.strip() and not line.startswith("#"):
+        if rows:
+            parts.append(_table_html(rows))
+            rows = []
+        if line.startswith("### "):
+            if line.strip() != "### Verdict":
+                parts.append(f"<h3>{_inline(line[4:])}</h3>")
+        elif line.strip() and not line.startswith("#"):
             parts.append(f"<p>{_inline(line)}</p>")
     if items:
         parts.append("<ul>" + "".join(items) + "</ul>")
+    if rows:
+        parts.append(_table_html(rows))
     return "".join(parts)
 
 

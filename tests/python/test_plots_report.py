@@ -53,6 +53,24 @@ def test_report_opens_with_the_verdict_of_the_md_table(tmp_path):
     assert "level 93.8% or more" in page
 
 
+def test_report_shows_the_reproduction_intervals_under_the_verdict(tmp_path):
+    # A run with a calibration: the C++ reproduction section (heading, paragraph, table) renders
+    # as HTML under the verdict, not as Markdown text.
+    def add_reproduction(doc):
+        doc["context"]["reproduction_calibration"] = {"file": "/c.json", "created": "2026-11-23T00:00:00Z", "level": 0.95,
+                                                      "factor": 1.5, "runs": 6, "pairs": 540}
+        for e in doc["benchmarks"]:
+            if e["run_type"] == "aggregate" and e["aggregate_name"] == "median" and e["allocator"] == "jemalloc" and e["threads"] == 1:
+                e["reproduction"] = {"metric": "net_ns_per_pair", "low": 11.0, "high": 19.5, "level": 0.95, "n": 20,
+                                     "method": "m", "calibration": {"file": "/c.json", "factor": 1.5}}
+    path = write_variant(tmp_path, "reproduction.json", add_reproduction)
+    page = open(write_report([path], str(tmp_path / "r"), "test")).read()
+    assert "<h3>Reproduction</h3>" in page
+    assert "<th>another run&#x27;s median</th>" in page or "<th>another run's median</th>" in page
+    assert "<td>jemalloc</td>" in page and "<td>[11.0, 19.5]</td>" in page
+    assert "| alloc-test |" not in page  # no Markdown table text left
+
+
 def test_figures_are_written_as_png_and_svg(golden, tmp_path):
     runs = allocstress.load_runs([golden])
     panels = figure_data.panels(runs, "golden-tiny", "alloc-test")

@@ -18,11 +18,16 @@ void reproduction_table(std::ostringstream& md, const Json& context, const Aggre
      << cal.at("file").get<std::string>() << ", " << cal.value("created", "") << "). It covers the drift of the whole machine "
      << "between runs, which the interval of the median does not.\n";
   std::ostringstream rows;
+  std::string metric_label;  // the one metric of every row, as the header names it, or "" when they differ
+  bool first = true;
   for (const CellKey& key : agg.order) {
     const Json* med = agg.get(key, "median");
     if (med == nullptr || !med->contains("reproduction")) continue;
     const Json& r = med->at("reproduction");
     const std::string metric = r.at("metric").get<std::string>();
+    const std::string label = metric == "net_ns_per_pair" ? "net ns/pair" : metric;
+    metric_label = first || metric_label == label ? label : "";
+    first = false;
     rows << "| " << std::get<0>(key) << " | " << std::get<2>(key) << " | " << std::get<1>(key) << " | " << fixed(med->value(metric, Json()), 1)
          << " | "
          << (r.at("low").is_number() ? "[" + fixed(r.at("low"), 1) + ", " + fixed(r.at("high"), 1) + "]"
@@ -33,8 +38,9 @@ void reproduction_table(std::ostringstream& md, const Json& context, const Aggre
     md << "\nNo timing cell of this run has one.\n";
     return;
   }
-  md << "\n| workload | threads | allocator | median | another run's median |\n|---|---:|---|---:|---|\n"
-     << rows.str() << "\nMedian and interval: net ns/pair where the workload is net of void, else its headline metric.\n";
+  const std::string unit = metric_label.empty() ? "" : ", " + metric_label;
+  md << "\n| workload | threads | allocator | median" << unit << " | another run's median" << unit << " |\n|---|---:|---|---:|---|\n"
+     << rows.str() << "\nIn net ns/pair where the workload is net of void, else in its headline metric (the verdict above is in cycles).\n";
 }
 
 }  // namespace allocstress::table_parts

@@ -64,7 +64,7 @@ int CalibrateCommand::execute() {
     if (host.empty()) host = this_host, cpu = context.value("cpu_model", "");
     else if (this_host != host)
       throw UsageError("results file " + path + " is from host " + this_host + ", the others from " + host + " (accepted: runs of one host)");
-    values.push_back(headline_values(doc.at("benchmarks")));
+    values.push_back(headline_values(doc.at("benchmarks").get_ref<const nlohmann::json::array_t&>()));
     sources.push_back({{"file", fs::absolute(path).string()}, {"date", context.value("date", "")}, {"git_commit", context.value("git_commit", "")}});
   }
   const std::vector<double> scores = reproduction_scores(values, level);

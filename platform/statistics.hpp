@@ -1,5 +1,5 @@
 // Small pure statistics used to summarise repetitions: median, min, max, coefficient of variation,
-// a distribution-free interval of the median.
+// a distribution-free interval of the median, and one for the median of another sample.
 #pragma once
 
 #include <algorithm>
@@ -63,6 +63,31 @@ inline MedianInterval median_interval(std::vector<double> values, double level =
     best_cover = cover;
   }
   return {values[best_k - 1], values[n - best_k], best_cover};
+}
+
+// A distribution-free prediction interval for the median Y of another n values from the same
+// distribution (results/reproduction.hpp uses it).  The number J of `values` below Y (the k-th
+// smallest of the other n, k = (n + 1) / 2) has P(J = j) = C(j + k - 1, j) C(2n - j - k, n - j) /
+// C(2n, n) whatever the distribution, so [x(r), x(n + 1 - r)] holds Y with probability
+// P(r <= J <= n - r).  Returns the narrowest such interval whose probability reaches `level`
+// (`level` holds that probability), or NaN bounds when none does (n < 8 at 95%).
+inline MedianInterval median_prediction_interval(std::vector<double> values, double level = 0.95) {
+  const std::size_t n = values.size();
+  if (n < 2) return {};
+  std::sort(values.begin(), values.end());
+  auto log_choose = [](double a, double b) { return std::lgamma(a + 1) - std::lgamma(b + 1) - std::lgamma(a - b + 1); };
+  const double k = double((n + 1) / 2), m = double(n);
+  std::vector<double> p(n + 1);
+  for (std::size_t j = 0; j <= n; ++j)
+    p[j] = std::exp(log_choose(double(j) + k - 1, double(j)) + log_choose(m - double(j) + m - k, m - double(j)) - log_choose(2 * m, m));
+  MedianInterval best;
+  for (std::size_t r = 1; r <= n / 2; ++r) {  // [x(r), x(n + 1 - r)], narrower as r grows
+    double coverage = 0;
+    for (std::size_t j = r; j <= n - r; ++j) coverage += p[j];
+    if (coverage < level) break;
+    best = {values[r - 1], values[n - r], coverage};
+  }
+  return best;
 }
 
 }  // namespace allocstress

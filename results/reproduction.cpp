@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/statistics.hpp"
 #include "results/results_summary.hpp"
 
 namespace allocstress {
@@ -15,25 +16,6 @@ namespace allocstress {
 namespace {
 
 using Json = nlohmann::json;
-
-// log C(n, k) for 0 <= k <= n.
-double log_choose(unsigned n, unsigned k) { return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0); }
-
-// P(J = j), j = 0..n: how many of n exchangeable values fall below the median (the k-th smallest,
-// k = (n + 1) / 2) of n more.
-std::vector<double> below_other_median(unsigned n) {
-  const unsigned m = n, k = (m + 1) / 2;
-  std::vector<double> p(n + 1);
-  for (unsigned j = 0; j <= n; ++j)
-    p[j] = std::exp(log_choose(j + k - 1, j) + log_choose(n - j + m - k, n - j) - log_choose(n + m, n));
-  return p;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The metric the reproduction interval is about: net ns/pair where the workload is net of void
 // (what users compare across runs and papers), else the workload's speed metric.
@@ -46,24 +28,9 @@ std::string text_of(const Json& v) { return v.is_string() ? v.get<std::string>()
 
 }  // namespace
 
-std::optional<PredictionInterval> median_prediction_interval(std::vector<double> values, double level) {
-  const unsigned n = unsigned(values.size());
-  if (n < 2) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const std::vector<double> p = below_other_median(n);
-  std::optional<PredictionInterval> best;
-  for (unsigned r = 1; r <= n / 2; ++r) {  // [x(r), x(n + 1 - r)], narrower as r grows
-    double coverage = 0;
-    for (unsigned j = r; j <= n - r; ++j) coverage += p[j];
-    if (coverage < level) break;
-    best = PredictionInterval{values[r - 1], values[n - r], coverage};
-  }
-  return best;
-}
-
-CellValues headline_values(const Json& benchmarks) {
+CellValues headline_values(const std::vector<Json>& records) {
   CellValues out;
-  for (const Json& r : benchmarks) {
+  for (const Json& r : records) {
     if (r.value("run_type", "iteration") != "iteration" || r.value("status", "") != "ok" || !is_timing_record(r) ||
         is_disturbed_record(r) || r.value("allocator", "") == kBaselineAllocator)
       continue;
@@ -80,19 +47,19 @@ std::vector<double> reproduction_scores(const std::vector<CellValues>& runs, dou
   if (runs.empty()) return scores;
   for (const auto& [key, first] : runs.front()) {
     std::vector<double> medians;
-    std::vector<std::optional<PredictionInterval>> bases;
+    std::vector<MedianInterval> bases;
     for (const CellValues& run : runs) {
       const auto it = run.find(key);
       if (it == run.end()) break;
-      medians.push_back(median_of(it->second));
+      medians.push_back(summarise(it->second).median);
       bases.push_back(median_prediction_interval(it->second, level));
     }
     if (medians.size() != runs.size()) continue;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      if (!bases[i]) continue;
+      if (std::isnan(bases[i].low)) continue;
       for (std::size_t j = 0; j < runs.size(); ++j) {
         if (j == i) continue;
-        const double side = medians[j] >= medians[i] ? bases[i]->high - medians[i] : medians[i] - bases[i]->low;
+        const double side = medians[j] >= medians[i] ? bases[i].high - medians[i] : medians[i] - bases[i].low;
         const double distance = std::abs(medians[j] - medians[i]);
         scores.push_back(distance == 0 ? 0.0 : side > 0 ? distance / side : INFINITY);
       }
@@ -163,10 +130,10 @@ Json calibration_for_host(const std::filesystem::path& path, const std::string& 
   }
 }
 
-void attach_reproduction(std::vector<Json>& aggregates, const Json& benchmarks, const Json& calibration) {
+void attach_reproduction(std::vector<Json>& aggregates, const std::vector<Json>& records, const Json& calibration) {
   if (!calibration.is_object()) return;
   const double factor = calibration.at("factor").get<double>(), level = calibration.at("level").get<double>();
-  const CellValues values = headline_values(benchmarks);
+  const CellValues values = headline_values(records);
   const Json source = {{"file", calibration.value("file", "")}, {"created", calibration.value("created", "")},
                        {"runs", calibration.value("runs", Json::array()).size()}, {"pairs", calibration.value("pairs", 0)},
                        {"factor", factor}};
@@ -176,13 +143,13 @@ void attach_reproduction(std::vector<Json>& aggregates, const Json& benchmarks, 
     const std::string metric = reproduction_metric(workload);
     const auto it = values.find({workload, e.value("allocator", ""), e.value("threads", 0u)});
     if (metric.empty() || it == values.end()) continue;
-    const double median = median_of(it->second);
+    const double median = summarise(it->second).median;
     Json entry = {{"metric", metric}, {"level", level}, {"n", it->second.size()}, {"calibration", source},
                   {"method", "distribution-free prediction interval of another run's median (same number of processes), its sides "
                              "widened by the calibration's split-conformal factor"}};
-    if (const auto base = median_prediction_interval(it->second, level)) {
-      entry["low"] = median - factor * (median - base->low);
-      entry["high"] = median + factor * (base->high - median);
+    if (const MedianInterval base = median_prediction_interval(it->second, level); !std::isnan(base.low)) {
+      entry["low"] = median - factor * (median - base.low);
+      entry["high"] = median + factor * (base.high - median);
     } else {
       entry["low"] = entry["high"] = nullptr;
       entry["reason"] = "too few processes (" + std::to_string(it->second.size()) + ") for a prediction interval at this level";

@@ -30,7 +30,6 @@
 
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,19 +40,12 @@ inline constexpr const char* kCalibrationSchemaName = "allocstress-reproduction-
 inline constexpr int kCalibrationSchemaVersion = 1;
 inline constexpr double kDefaultReproductionLevel = 0.95;
 
-struct PredictionInterval {
-  double low = 0, high = 0;
-  double coverage = 0;  // exact probability of holding another equal-sized sample's median
-};
-
-// The base interval of step 1; nullopt when n is too small for any interval to reach `level`
-// (n < 8 at 95%).  pre: 0 < level < 1.
-std::optional<PredictionInterval> median_prediction_interval(std::vector<double> values, double level);
+// The base interval of step 1 is platform/statistics.hpp's median_prediction_interval.
 
 // The headline values of a results document's undisturbed ok timing records, per
 // (workload, allocator, threads): the workload's headline metric (net where the workload is net).
 using CellValues = std::map<std::tuple<std::string, std::string, unsigned>, std::vector<double>>;
-CellValues headline_values(const nlohmann::json& benchmarks);
+CellValues headline_values(const std::vector<nlohmann::json>& records);
 
 // Step 2 over runs of one matrix (cells missing from any run, or too small for a base interval,
 // are left out).
@@ -76,6 +68,6 @@ nlohmann::json calibration_for_host(const std::filesystem::path& path, const std
 
 // Adds `reproduction` to every timing median entry of `aggregates` (its headline metric's
 // widened interval, or null bounds with the reason when the cell has too few processes).
-void attach_reproduction(std::vector<nlohmann::json>& aggregates, const nlohmann::json& benchmarks, const nlohmann::json& calibration);
+void attach_reproduction(std::vector<nlohmann::json>& aggregates, const std::vector<nlohmann::json>& records, const nlohmann::json& calibration);
 
 }  // namespace allocstress

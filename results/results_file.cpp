@@ -65,7 +65,7 @@ nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, 
   // says which calibration, or why there is none.
   std::string why_not;
   const nlohmann::json calibration = calibration_for_host(default_calibration_path(), context.value("host_name", ""), why_not);
-  attach_reproduction(aggregates, nlohmann::json(cells), calibration);
+  attach_reproduction(aggregates, cells, calibration);
   context["reproduction_calibration"] =
       calibration.is_object()
           ? nlohmann::json{{"file", calibration.at("file")}, {"created", calibration.value("created", "")}, {"level", calibration.at("level")},

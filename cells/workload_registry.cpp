@@ -25,9 +25,22 @@ const std::vector<const WorkloadEntry*>& workload_registry() {
   return entries;
 }
 
+bool valid_workload_label(std::string_view label) {
+  return !label.empty() && label.size() <= 64 && std::all_of(label.begin(), label.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+  });
+}
+std::string_view workload_base_name(std::string_view name) { return name.substr(0, name.find(':')); }
+std::string_view workload_label(std::string_view name) {
+  const auto colon = name.find(':');
+  return colon == std::string_view::npos ? std::string_view() : name.substr(colon + 1);
+}
+
 const WorkloadEntry* find_workload(std::string_view name) {
+  if (name.find(':') != std::string_view::npos && !valid_workload_label(workload_label(name))) return nullptr;
+  const std::string_view base = workload_base_name(name);
   for (const WorkloadEntry* e : workload_registry())
-    if (e->name == name) return e;
+    if (e->name == base) return e;
   return nullptr;
 }
 
@@ -66,7 +79,9 @@ std::string workload_names_text() {
 
 const WorkloadEntry& workload_entry(std::string_view name) {
   if (const WorkloadEntry* e = find_workload(name)) return *e;
-  throw std::invalid_argument("unknown workload '" + std::string(name) + "' (accepted: " + workload_names_text() + ")");
+  if (name.find(':') != std::string_view::npos && find_workload(workload_base_name(name)) != nullptr)
+    throw std::invalid_argument("bad workload label in '" + std::string(name) + "' (accepted: WORKLOAD:LABEL, LABEL of 1..64 letters, digits, '-', '_', '.')");
+  throw std::invalid_argument("unknown workload '" + std::string(name) + "' (accepted: " + workload_names_text() + ", each optionally as WORKLOAD:LABEL)");
 }
 
 const Metric* headline_metric(const WorkloadEntry& entry) {

@@ -92,9 +92,17 @@ struct WorkloadEntry {
 
 // Every workload, in the order help texts and error messages list them.
 const std::vector<const WorkloadEntry*>& workload_registry();
-// The entry called `name`, or nullptr.
+// A workload instance is named BASE or BASE:LABEL ("replay:prog-python3"): the registry entry is
+// BASE's, and the label tells instances of one workload apart within a matrix (each with its own
+// parameters: the traces of several programs, say).  Records carry the whole name in `workload`,
+// and tables, verdicts and plots group by it.  A label is 1..64 of [A-Za-z0-9._-].
+std::string_view workload_base_name(std::string_view name);
+std::string_view workload_label(std::string_view name);  // "" without one
+bool valid_workload_label(std::string_view label);
+// The entry of `name` (BASE or BASE:LABEL with a valid label), or nullptr.
 const WorkloadEntry* find_workload(std::string_view name);
-// The entry called `name`; throws std::invalid_argument "unknown workload 'x' (accepted: ...)".
+// The entry of `name`; throws std::invalid_argument "unknown workload 'x' (accepted: ...)" or,
+// for a known BASE with a bad label, "bad workload label ...".
 const WorkloadEntry& workload_entry(std::string_view name);
 // [{"name", "family", "summary", "void_baseline", "void_refusal", "table", "simulates_caches",
 //   "profiles", "counts", "runs_alone", "companions", "companion_reason", "options", "metrics"}] for the

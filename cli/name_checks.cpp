@@ -22,7 +22,14 @@ void check_workload_names(const std::string& names) {
   std::vector<std::string> known;
   for (const WorkloadEntry* e : workload_registry()) known.emplace_back(e->name);
   for (const std::string& name : comma_separated(names))
-    if (find_workload(name) == nullptr) throw UsageError(unknown_name_message("workload", name, known));
+    if (find_workload(name) == nullptr) {
+      if (find_workload(workload_base_name(name)) == nullptr) throw UsageError(unknown_name_message("workload", name, known, "; each optionally as WORKLOAD:LABEL"));
+      try {
+        workload_entry(name);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());  // a known workload with a bad label
+      }
+    }
 }
 
 }  // namespace allocstress

@@ -71,7 +71,13 @@ std::vector<std::string> selected_workloads(const std::string& text, bool allow_
   if (out.empty()) throw UsageError("--workload '" + text + "' names no workload (accepted: " + accepted + ")");
   if (out.size() > 1 && !allow_list) throw UsageError("run takes one workload, got '" + text + "' (accepted: one of " + accepted + ")");
   for (const auto& w : out)
-    if (find_workload(w) == nullptr) throw UsageError("unknown workload '" + w + "' (accepted: " + accepted + ")");
+    if (find_workload(w) == nullptr) {
+      try {
+        workload_entry(w);  // throws: the unknown name or the bad label, with what is accepted
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
   for (const auto& w : out)
     if (const WorkloadEntry& e = workload_entry(w); !e.runs_alone.empty() && out.size() > 1) {
       std::vector<std::string> others = out;

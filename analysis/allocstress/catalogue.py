@@ -33,9 +33,16 @@ def metric_entries() -> tuple[dict, ...]:
     return tuple(_core.metric_catalogue())
 
 
+def base_name(name: str) -> str:
+    """The registry name of a workload instance: "replay" for "replay:prog-python3" (a label
+    tells instances of one workload apart, cells/workload_registry.hpp)."""
+    return name.split(":", 1)[0]
+
+
 def workload(name: str) -> dict | None:
-    """The registry entry of `name`, or None for a workload this build does not know."""
-    return next((w for w in workloads() if w["name"] == name), None)
+    """The registry entry of `name` (BASE or BASE:LABEL), or None for a workload this build does not know."""
+    base = base_name(name)
+    return next((w for w in workloads() if w["name"] == base), None)
 
 
 def workload_names(**match) -> tuple[str, ...]:

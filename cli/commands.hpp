@@ -92,7 +92,8 @@ struct MatrixCommand {
 // Runs a planned matrix here, one fresh process per cell, into `results` (a journal beside it),
 // then writes the table and the HTML report.  Throws UsageError when `results` cannot be written
 // or an interrupted run left a journal there.  Returns 0, or 130 when interrupted.
+// Without `report` it writes the results and table only (a part of `allocstress programs`).
 int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe,
-                       const std::filesystem::path& results, bool force);
+                       const std::filesystem::path& results, bool force, bool report = true);
 
 }  // namespace allocstress

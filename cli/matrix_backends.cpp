@@ -67,7 +67,8 @@ bool has_inputs(const MatrixPlan& plan) {
 
 }  // namespace
 
-int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe, const fs::path& results, bool force) {
+int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe, const fs::path& results, bool force,
+                       bool report) {
   if (results.extension() != ".json")
     throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
   if (fs::exists(results) && !force)
@@ -92,7 +93,8 @@ int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, co
   for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
   for (const auto& sk : plan.skipped) std::cerr << "\n  skipped: " << sk.allocator << " x " << sk.workload << " (" << sk.reason << ")";
   std::cerr << "\n";
-  return report_after_matrix(results, run_matrix(plan, journal, {results, table_path_for(results)}, exe));
+  const int rc = run_matrix(plan, journal, {results, table_path_for(results)}, exe);
+  return report ? report_after_matrix(results, rc) : rc;
 }
 
 int MatrixCommand::run_locally(MatrixPlan plan, const nlohmann::json& context, const std::string& exe) const {

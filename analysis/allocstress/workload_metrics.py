@@ -175,7 +175,7 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
         if isinstance(described, dict):
             means.update({k: str(v) for k, v in described.items() if k not in means})
         cells.setdefault((run, e["threads"]), {}).setdefault(e["allocator"], []).append(e)
-    companion = COMPANIONS.get(workload)
+    companion = _companion_of(workload)
     blowup = blowup_columns(workload, companion) if companion else []
     metrics = {"metric_" + k if k in RESERVED else k: k for k in _display_order(workload, names)}
     if companion:  # the companion's overhead ratios at the same (run, allocator, threads)
@@ -202,9 +202,20 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
     return WorkloadTable(workload, pd.DataFrame(rows, columns=columns), metrics, means, companion)
 
 
+def _companion_of(workload: str) -> str | None:
+    """The workload its blowup is taken against: the companion of its base, with the same label
+    ("lifetime:prog-x" -> "alloc-test:prog-x")."""
+    base = catalogue.base_name(workload)
+    companion = COMPANIONS.get(base)
+    return companion + workload[len(base):] if companion else None
+
+
 def workload_tables(runs: Runs) -> list[WorkloadTable]:
-    """The tables of the WORKLOADS that have ok timing records in `runs`, in WORKLOADS order."""
-    tables = [workload_table(runs, w) for w in WORKLOADS]
+    """The tables of the WORKLOADS that have ok timing records in `runs`, in WORKLOADS order, each
+    followed by its labelled instances ("replay:prog-python3") in the order they first appear."""
+    present = [w for doc in runs.documents for w in dict.fromkeys(e.get("workload") for e in doc["benchmarks"]) if isinstance(w, str)]
+    names = [i for w in WORKLOADS for i in [w] + [p for p in dict.fromkeys(present) if p != w and catalogue.base_name(p) == w]]
+    tables = [workload_table(runs, w) for w in names]
     return [t for t in tables if not t.frame.empty]
 
 
@@ -282,7 +293,7 @@ def display_rows(table: WorkloadTable) -> tuple[list[str], list[list[str]]]:
 
 def legend(table: WorkloadTable) -> str:
     """What the table's workload is and how to read it."""
-    text = WORKLOAD_LEGENDS.get(table.workload, "")
+    text = WORKLOAD_LEGENDS.get(catalogue.base_name(table.workload), "")
     if table.companion:
         text += (f"  blowup vs {table.companion} = median overhead ratio / {table.companion}'s at the same allocator and "
                  "threads (the matrix runs it beside this workload) with a 95% bootstrap interval; n/a without that cell.")

@@ -1,7 +1,7 @@
 // Sampled per-operation latency of a profile run (BACKGROUND §3, mmprof/MemPerf), as an observer
 // of the alloc-test loop (workloads/alloc_test.hpp):
-//   - every `sample_every`-th operation is bracketed by the cycle counter (lfence;rdtsc ..
-//     rdtscp); the median cost of an empty bracket, measured beforehand, is subtracted;
+//   - every `sample_every`-th operation is bracketed by the cycle counter (lfence;rdtsc at
+//     both ends, platform/tsc.hpp); the median cost of an empty bracket, measured beforehand, is subtracted;
 //   - the first allocation of each thread is never timed (allocator initialisation);
 //   - each timed operation lands in a log-linear histogram by operation (malloc, free), size
 //     bucket (power of two) and, for mallocs, whether its address was ever returned before on

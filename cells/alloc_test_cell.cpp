@@ -192,7 +192,7 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
     hooks.at_go = [] { mark_phase(kPhaseGoMarker); };
     hooks.at_done = [] { mark_phase(kPhaseDoneMarker); };
   }
-  const PhaseMeasurement m = with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+  const PhaseMeasurement m = with_size_sampler(p.sizes, p.max_size_exp, p.size_table, [&]<class Sizes>(const Sizes& sizes) {
     return visit_allocator_type(allocator.name, [&]<class A>() {
       return run_measured_phase<AllocTestWorker<A, Sizes>>(
           topology, pus, hooks,

@@ -154,7 +154,7 @@ template <template <class, class> class Worker, class Shared>
 PhaseResult run_phase(const CrossThreadCell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus,
                       Shared& shared, std::vector<CrossThreadOutcome>& outcomes) {
   const ParetoSlotPicker picker(cell.params.slots_per_thread());
-  return with_size_sampler(cell.params.sizes, cell.params.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+  return with_size_sampler(cell.params.sizes, cell.params.max_size_exp, cell.params.size_table, [&]<class Sizes>(const Sizes& sizes) {
     return visit_allocator_type(allocator.name, [&]<class A>() {
       PhaseResult r{run_measured_phase<Worker<A, Sizes>>(
                         topology, pus, PhaseHooks{}, [&](std::size_t i, Worker<A, Sizes>& w) { outcomes[i] = w.outcome; }, cell,

@@ -267,7 +267,7 @@ PhaseSpec phase_spec(const nlohmann::json& params) {
 nlohmann::json run_phase_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
   const AllocTestParams p = sized_params(cell.params, cell.threads);
   const PhaseSpec spec = phase_spec(cell.params);
-  return with_size_sampler(p.sizes, p.max_size_exp, [&]<class Sizes>(const Sizes& sizes) {
+  return with_size_sampler(p.sizes, p.max_size_exp, p.size_table, [&]<class Sizes>(const Sizes& sizes) {
     const PhasePlan plan = make_phase_plan(phase_shape_of(cell.workload), spec, p, sizes.mean_size(), sizes.max_size());
     PhaseShared shared(plan, phase_shape_of(cell.workload) == PhaseShape::peak ? spec.pause_ms : 0, pus.size());
     std::vector<PhaseWorkerResult> results(pus.size());

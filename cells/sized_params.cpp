@@ -1,10 +1,12 @@
 // Parameters of the workloads that draw sizes (see sized_params.hpp).
 #include "cells/sized_params.hpp"
 
+#include <filesystem>
 #include <sstream>
 
 #include "allocators/bump_allocator.hpp"
 #include "cells/params_json.hpp"
+#include "workloads/lifetimes/lifetime_params.hpp"
 #include "workloads/size_model.hpp"
 
 namespace allocstress {
@@ -23,6 +25,12 @@ AllocTestParams sized_params(const nlohmann::json& params, unsigned threads) {
   AllocTestParams p;
   if (params.contains("slots_total")) p.slots_total = count_field(params, "slots_total");
   p.sizes = parse_size_model(word_field(params, "size_model"));
+  const bool has_fit = params.contains("size_fit") && !params.at("size_fit").is_null();
+  if (p.sizes == SizeModel::fit && !has_fit)
+    throw std::invalid_argument("--sizes fit needs --size-fit FIT.json (a fit file written by allocstress fit)");
+  if (p.sizes != SizeModel::fit && has_fit)
+    throw std::invalid_argument("--size-fit applies with --sizes fit only, not with --sizes " + std::string(to_string(p.sizes)));
+  if (has_fit) p.size_table = load_fit_config(word_field(params, "size_fit")).params.sizes;
   p.max_size_exp = small_count_field(params, "max_size_exp");
   p.iterations_per_thread = count_field(params, "iterations_per_thread");
   p.access = parse_memory_access(word_field(params, "memory_access"));
@@ -42,7 +50,11 @@ nlohmann::json sized_record_params(const nlohmann::json& params, unsigned thread
 std::string describe_sized(const nlohmann::json& p, const char* per_thread) {
   std::ostringstream s;
   if (p.contains("slots_total")) s << p.at("slots_total") << " slots, ";
-  s << (p.at("size_model") == "fleet" ? std::string("fleet size mix") : "sizes p~1/size, E=" + p.at("max_size_exp").dump()) << ", "
+  const std::string model = p.at("size_model").get<std::string>();
+  s << (model == "fleet" ? std::string("fleet size mix")
+        : model == "fit" ? "sizes of " + std::filesystem::path(p.at("size_fit").get<std::string>()).filename().string()
+                         : "sizes p~1/size, E=" + p.at("max_size_exp").dump())
+    << ", "
     << p.at("iterations_per_thread") << " " << per_thread << "/thread, access " << p.at("memory_access").get<std::string>() << ", seed "
     << p.at("seed");
   return s.str();
@@ -52,7 +64,7 @@ std::string bump_budget_refusal(std::string_view workload, const AllocatorSpec& 
                                 unsigned threads, double malloc_share) {
   if (allocator.name != BumpAllocator::name()) return "";
   const AllocTestParams p = sized_params(params, threads);
-  const double mean = with_size_sampler(p.sizes, p.max_size_exp, [](const auto& s) { return s.mean_size(); }) +
+  const double mean = with_size_sampler(p.sizes, p.max_size_exp, p.size_table, [](const auto& s) { return s.mean_size(); }) +
                       double(BumpAllocator::kAlignment);
   const double need = double(threads) * double(p.iterations_per_thread) * malloc_share * mean;
   const double budget = double(ChunkSource::process_budget());
@@ -63,9 +75,9 @@ std::string bump_budget_refusal(std::string_view workload, const AllocatorSpec& 
 }
 
 const std::vector<const WorkloadOption*>& sized_options(bool slots) {
-  static const std::vector<const WorkloadOption*> with = {&kSlotsOption, &kSizesOption, &kMaxSizeExpOption, &kIterationsOption,
+  static const std::vector<const WorkloadOption*> with = {&kSlotsOption, &kSizesOption, &kSizeFitOption, &kMaxSizeExpOption, &kIterationsOption,
                                                           &kAccessOption, &kSeedOption};
-  static const std::vector<const WorkloadOption*> without = {&kSizesOption, &kMaxSizeExpOption, &kIterationsOption, &kAccessOption,
+  static const std::vector<const WorkloadOption*> without = {&kSizesOption, &kSizeFitOption, &kMaxSizeExpOption, &kIterationsOption, &kAccessOption,
                                                              &kSeedOption};
   return slots ? with : without;
 }

@@ -2,6 +2,7 @@
 // larson (with alloc-test's slot arrays), lifetime and phase-* (without): the size model, E,
 // iterations per thread, memory access and seed, as JSON fields
 //   {"slots_total", "size_model", "max_size_exp", "iterations_per_thread", "memory_access", "seed"}
+// plus "size_fit" (the fit file of --sizes fit; absent otherwise, so older records read the same)
 // and as the model's AllocTestParams.  Their records' `params` add slots_per_thread.
 #pragma once
 

@@ -86,7 +86,11 @@ const WorkloadOption kSeedOption{"--seed", "seed", OptionKind::count, "Seed of t
 const WorkloadOption kSlotsOption{"--slots", "slots_total", OptionKind::count,
                                   "Total slots of alloc-test's slot arrays, split equally across threads", kSizedGroup};
 const WorkloadOption kSizesOption{"--sizes", "size_model", OptionKind::word,
-                                  "Block sizes: inverse (p ~ 1/size below 2^E) or fleet (a published production mix)", kSizedGroup};
+                                  "Block sizes: inverse (p ~ 1/size below 2^E), fleet (a published production mix) or fit (a program's measured "
+                                  "mix: the sizes of --size-fit)",
+                                  kSizedGroup};
+const WorkloadOption kSizeFitOption{"--size-fit", "size_fit", OptionKind::file,
+                                    "With --sizes fit: the fit file (from `allocstress fit`) whose size table the sizes are drawn from", kSizedGroup};
 const WorkloadOption kMaxSizeExpOption{"--max-size-exp", "max_size_exp", OptionKind::count,
                                        "E: --sizes inverse draws sizes < 2^E (accepted: 3..28)", kSizedGroup};
 const WorkloadOption kIterationsOption{"--iterations", "iterations_per_thread", OptionKind::count,

@@ -59,7 +59,7 @@ inline constexpr std::string_view kGeneralWorkloadGroup = "Workload";
 // Shared by every workload.
 extern const WorkloadOption kSeedOption;
 // Shared by the workloads that draw sizes (sized_params.hpp).
-extern const WorkloadOption kSlotsOption, kSizesOption, kMaxSizeExpOption, kIterationsOption;
+extern const WorkloadOption kSlotsOption, kSizesOption, kSizeFitOption, kMaxSizeExpOption, kIterationsOption;
 // Shared by the workloads that write and read their blocks (sized ones, replay, fitted).
 extern const WorkloadOption kAccessOption;
 // Shared by lifetime and phase-*.

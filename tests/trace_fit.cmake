@@ -9,3 +9,10 @@ if(NOT ALLOCSTRESS_SANITIZE)
   set_tests_properties(cli.trace_fit PROPERTIES LABELS cli TIMEOUT 600 RUN_SERIAL TRUE ENVIRONMENT
     "ALLOCSTRESS=$<TARGET_FILE:allocstress>;MAKE_TRACE=$<TARGET_FILE:allocstress_test_make_trace>")
 endif()
+
+# The sized models drawing their sizes from a fit file (--sizes fit --size-fit).
+if(NOT ALLOCSTRESS_SANITIZE)
+  add_test(NAME cli.size_fit COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/traces/size_fit.sh)
+  set_tests_properties(cli.size_fit PROPERTIES LABELS cli TIMEOUT 300 RUN_SERIAL TRUE ENVIRONMENT
+    "ALLOCSTRESS=$<TARGET_FILE:allocstress>;MAKE_TRACE=$<TARGET_FILE:allocstress_test_make_trace>;SCHEMA=${PROJECT_SOURCE_DIR}/results/schema.json;VALIDATOR=${CMAKE_CURRENT_SOURCE_DIR}/cli/validate_results.py")
+endif()

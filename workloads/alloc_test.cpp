@@ -15,12 +15,20 @@ std::string_view to_string(MemoryAccess access) {
   return "?";
 }
 
-std::string_view to_string(SizeModel model) { return model == SizeModel::fleet ? "fleet" : "inverse"; }
+std::string_view to_string(SizeModel model) {
+  switch (model) {
+    case SizeModel::fleet: return "fleet";
+    case SizeModel::fit: return "fit";
+    case SizeModel::inverse: break;
+  }
+  return "inverse";
+}
 
 SizeModel parse_size_model(std::string_view text) {
   if (text == "inverse") return SizeModel::inverse;
   if (text == "fleet") return SizeModel::fleet;
-  throw std::invalid_argument("unknown size model '" + std::string(text) + "' (accepted: inverse, fleet)");
+  if (text == "fit") return SizeModel::fit;
+  throw std::invalid_argument("unknown size model '" + std::string(text) + "' (accepted: inverse, fleet, fit)");
 }
 
 MemoryAccess parse_memory_access(std::string_view text) {
@@ -38,6 +46,8 @@ void validate(const AllocTestParams& p) {
     throw std::invalid_argument("max size exponent E out of range: " + std::to_string(p.max_size_exp) +
                                 " (accepted: " + std::to_string(InverseSizeSampler::kMinExp) + ".." +
                                 std::to_string(InverseSizeSampler::kMaxExp) + ")");
+  if (p.sizes == SizeModel::fit && p.size_table.empty())
+    throw std::invalid_argument("size model fit has no size table (accepted: --sizes fit with --size-fit FIT.json, a file written by allocstress fit)");
   if (p.slots_per_thread() < ParetoSlotPicker::kMinSlots)
     throw std::invalid_argument("slots per thread too few: " + std::to_string(p.slots_total) + " slots / " +
                                 std::to_string(p.threads) + " threads (accepted: at least " +

@@ -54,7 +54,8 @@ struct AllocTestParams {
   MemoryAccess access = MemoryAccess::write_read;
   std::uint64_t seed = 1;
   unsigned threads = 1;
-  SizeModel sizes = SizeModel::inverse;        // inverse: p ~ 1/size below 2^E; fleet: E does not apply
+  SizeModel sizes = SizeModel::inverse;        // inverse: p ~ 1/size below 2^E; fleet, fit: E does not apply
+  std::vector<ValueRange> size_table;          // fit: the rows sizes are drawn from (a fit file's sizes)
 
   std::uint64_t slots_per_thread() const { return slots_total / threads; }
 };

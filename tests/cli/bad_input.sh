@@ -46,7 +46,7 @@ expect_error 2 "0 threads"                      -- "$ALLOCSTRESS" run --allocato
 expect_error 2 "usable PUs"                     -- "$ALLOCSTRESS" run --allocator void --threads 4096
 expect_error 2 "E out of range"                 -- "$ALLOCSTRESS" run --allocator void --max-size-exp 2
 expect_error 2 "unknown workload 'hoard-larson'" -- "$ALLOCSTRESS" run --allocator void --workload hoard-larson
-expect_error 2 "unknown size model 'zipf' (accepted: inverse, fleet)" -- "$ALLOCSTRESS" run --allocator void --sizes zipf
+expect_error 2 "unknown size model 'zipf' (accepted: inverse, fleet, fit)" -- "$ALLOCSTRESS" run --allocator void --sizes zipf
 expect_error 2 "--sizes applies to alloc-test, xthread, larson, lifetime and phase-* only, not to bintree" -- "$ALLOCSTRESS" run --allocator pool --workload bintree --sizes fleet
 expect_error 2 "--remote-share 150.0 is out of range (accepted: a percentage 0..100)" -- "$ALLOCSTRESS" run --allocator pool --workload xthread --threads 2 --remote-share 150
 

@@ -54,6 +54,7 @@ std::string shortest(double v) {
 
 std::vector<ValueRange> size_table(const AllocTestParams& base) {
   if (base.sizes == SizeModel::fleet) return fleet_size_table();
+  if (base.sizes == SizeModel::fit) return base.size_table;
   if (base.max_size_exp < InverseSizeSampler::kMinExp || base.max_size_exp > InverseSizeSampler::kMaxExp)
     throw std::invalid_argument("max_size_exp out of range: " + std::to_string(base.max_size_exp) + " (accepted: " +
                                 std::to_string(InverseSizeSampler::kMinExp) + ".." + std::to_string(InverseSizeSampler::kMaxExp) + ")");

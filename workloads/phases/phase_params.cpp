@@ -97,7 +97,7 @@ void validate(const PhaseSpec& s) {
 
 void validate(PhaseShape shape, const PhaseSpec& spec, const AllocTestParams& p) {
   validate(spec);
-  with_size_sampler(p.sizes, p.max_size_exp, [&](const auto& sizes) {
+  with_size_sampler(p.sizes, p.max_size_exp, p.size_table, [&](const auto& sizes) {
     make_phase_plan(shape, spec, p, sizes.mean_size(), sizes.max_size());
   });
 }

@@ -16,8 +16,8 @@ out=$("$ALLOCSTRESS" run --verify-only --allocator "cfg=$FAULTY_MALLOC,ALLOCSTRE
   && pass || fail "the cell did not see the configuration's variables: $out"
 
 # The variables reach the allocator: this one aborts at its 100th malloc only when told to.
-ALLOCSTRESS_TEST_FAULT= "$ALLOCSTRESS" run --allocator "f=$FAULTY_MALLOC,ALLOCSTRESS_TEST_FAULT=abort,ALLOCSTRESS_TEST_FAULT_AFTER=100" \
-  --verify-only >/dev/null 2>&1 && fail "the faulty allocator did not get its settings" || pass
+(ALLOCSTRESS_TEST_FAULT= "$ALLOCSTRESS" run --allocator "f=$FAULTY_MALLOC,ALLOCSTRESS_TEST_FAULT=abort,ALLOCSTRESS_TEST_FAULT_AFTER=100" \
+  --verify-only >/dev/null 2>&1) 2>/dev/null && fail "the faulty allocator did not get its settings" || pass
 
 # Named configurations run in a matrix (none runs by default); each record carries the settings
 # its cell process saw, the plan the declared ones.

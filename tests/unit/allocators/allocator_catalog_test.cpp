@@ -72,7 +72,7 @@ TEST(AllocatorCatalog, ManifestSettingsMakeAConfiguration) {
 }
 
 TEST(AllocatorCatalog, BadManifestSettingsNameLineAndField) {
-  for (const std::string& line : {"a libc.so.6 libc6 NOEQUALS", "a libc.so.6 libc6 1X=2", "a libc.so.6 libc6 LD_PRELOAD=/x.so",
+  for (const std::string line : {"a libc.so.6 libc6 NOEQUALS", "a libc.so.6 libc6 1X=2", "a libc.so.6 libc6 LD_PRELOAD=/x.so",
                                   "a libc.so.6 libc6 A=1 A=2", "all libc.so.6 libc6"}) {
     const auto p = write_manifest("system libc.so.6 libc6\n" + line + "\n");
     try {
@@ -82,7 +82,9 @@ TEST(AllocatorCatalog, BadManifestSettingsNameLineAndField) {
       const std::string what = e.what();
       EXPECT_NE(what.find(":2: "), std::string::npos) << what;
       EXPECT_NE(what.find("accepted"), std::string::npos) << what;
-      if (line.find('=') != std::string::npos) EXPECT_NE(what.find("field "), std::string::npos) << what;
+      if (line.find('=') != std::string::npos) {
+        EXPECT_NE(what.find("field "), std::string::npos) << what;
+      }
     }
     fs::remove(p);
   }

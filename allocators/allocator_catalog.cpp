@@ -32,6 +32,22 @@ bool valid_name(const std::string& name) {
   return true;
 }
 
+bool valid_variable(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// A piece of NAME=PATH,... that starts a new setting (else it continues the value before it).
+bool starts_setting(const std::string& piece) {
+  const auto eq = piece.find('=');
+  return eq != std::string::npos && valid_variable(piece.substr(0, eq));
+}
+
+constexpr const char* kSettingAccepted =
+    "accepted: VAR=VALUE, VAR of letters, digits and '_' not starting with a digit, e.g. MALLOC_CONF=background_thread:true";
+
 void mark_availability(AllocatorSpec& spec) {
   spec.library_path = resolve_library(spec.library).string();
   if (!spec.library_path.empty()) return;
@@ -40,6 +56,54 @@ void mark_availability(AllocatorSpec& spec) {
 }
 
 }  // namespace
+
+std::pair<std::string, std::string> parse_environment_setting(const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string name = text.substr(0, eq);
+  if (eq == std::string::npos || !valid_variable(name))
+    throw std::invalid_argument("'" + text + "' is not an environment setting (" + kSettingAccepted + ")");
+  if (name == "LD_PRELOAD" || name == "ALLOCSTRESS_CELL_PRELOAD")
+    throw std::invalid_argument("'" + text + "': " + name + " is set by allocstress from the allocator's library (" + kSettingAccepted +
+                                ", any variable but LD_PRELOAD and ALLOCSTRESS_CELL_PRELOAD)");
+  return {name, text.substr(eq + 1)};
+}
+
+AddedAllocatorText parse_added_allocator(const std::string& text) {
+  const auto eq = text.find('=');
+  const auto comma = text.find(',', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size() || comma == eq + 1)
+    throw std::invalid_argument("expected NAME=/path/to/lib.so[,VAR=VALUE...], got '" + text + "'");
+  AddedAllocatorText out;
+  out.name = text.substr(0, eq);
+  out.library = text.substr(eq + 1, comma == std::string::npos ? std::string::npos : comma - eq - 1);
+  std::string last;  // the variable a piece without VAR= continues (a value with commas)
+  for (std::size_t at = comma; at != std::string::npos;) {
+    const std::size_t next = text.find(',', at + 1);
+    const std::string piece = text.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    at = next;
+    if (!starts_setting(piece) && !last.empty()) {
+      out.environment[last] += "," + piece;
+      continue;
+    }
+    auto [name, value] = parse_environment_setting(piece);
+    if (out.environment.count(name)) throw std::invalid_argument("'" + text + "' sets " + name + " twice (accepted: each VAR once)");
+    out.environment[name] = value;
+    last = name;
+  }
+  return out;
+}
+
+std::string added_allocator_value(const AllocatorSpec& spec) {
+  std::string out = spec.library_path.empty() ? spec.library : spec.library_path;
+  for (const auto& [name, value] : spec.environment) out += "," + name + "=" + value;
+  return out;
+}
+
+std::string environment_text(const std::map<std::string, std::string>& environment) {
+  std::string out;
+  for (const auto& [name, value] : environment) out += (out.empty() ? "" : " ") + name + "=" + value;
+  return out;
+}
 
 fs::path default_manifest_path() {
   if (const char* env = std::getenv("ALLOCSTRESS_MANIFEST"); env != nullptr && *env != '\0') return env;
@@ -77,7 +141,7 @@ std::string debian_package_version(const std::string& package) {
 
 AllocatorCatalog::AllocatorCatalog(const fs::path& manifest) : manifest_(manifest) {
   for (const auto& name : in_tree_allocator_names())
-    specs_.push_back(AllocatorSpec{name, AllocatorKind::in_tree, "", "", "-", "allocstress " ALLOCSTRESS_VERSION, "in-tree", ""});
+    specs_.push_back(AllocatorSpec{name, AllocatorKind::in_tree, "", "", "-", "allocstress " ALLOCSTRESS_VERSION, "in-tree", "", {}});
 
   std::ifstream in(manifest);
   if (!in) throw std::runtime_error("cannot read allocator manifest " + manifest.string() +
@@ -88,30 +152,42 @@ AllocatorCatalog::AllocatorCatalog(const fs::path& manifest) : manifest_(manifes
     std::istringstream fields(line);
     AllocatorSpec spec;
     if (!(fields >> spec.name)) continue;  // blank or comment
-    std::string extra;
-    if (!(fields >> spec.library >> spec.package) || (fields >> extra) || !valid_name(spec.name))
-      throw std::runtime_error(manifest.string() + ":" + std::to_string(lineno) +
-                               ": expected 'name library debian-package' (name of letters, digits, _-.)");
+    const std::string where = manifest.string() + ":" + std::to_string(lineno);
+    if (!(fields >> spec.library >> spec.package) || !valid_name(spec.name) || spec.name == kAllAllocators)
+      throw std::runtime_error(where + ": expected 'name library debian-package [VAR=VALUE ...]' (accepted: a name of letters, digits, _-. other than '" +
+                               kAllAllocators + "')");
+    std::string setting;
+    for (int field = 4; fields >> setting; ++field) try {
+        auto [name, value] = parse_environment_setting(setting);
+        if (!spec.environment.emplace(name, value).second)
+          throw std::invalid_argument("'" + setting + "' sets " + name + " a second time (accepted: each VAR once)");
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(where + ": field " + std::to_string(field) + ": " + e.what());
+      }
     for (const auto& s : specs_)
       if (s.name == spec.name)
-        throw std::runtime_error(manifest.string() + ":" + std::to_string(lineno) + ": allocator '" + spec.name +
-                                 "' is declared twice");
+        throw std::runtime_error(where + ": allocator '" + spec.name + "' is declared twice");
     spec.kind = AllocatorKind::drop_in;
-    spec.origin = "manifest " + manifest.string() + ":" + std::to_string(lineno);
+    spec.origin = "manifest " + where;
     mark_availability(spec);
     specs_.push_back(std::move(spec));
   }
 }
 
 void AllocatorCatalog::add_user_library(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw std::invalid_argument("--allocator expects NAME=/path/to/lib.so, got '" + text + "'");
+  AddedAllocatorText added;
+  try {
+    added = parse_added_allocator(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("added allocator: ") + e.what());
+  }
   AllocatorSpec spec;
-  spec.name = text.substr(0, eq);
-  spec.library = text.substr(eq + 1);
-  if (!valid_name(spec.name))
-    throw std::invalid_argument("allocator name '" + spec.name + "' may hold only letters, digits, '_', '-', '.'");
+  spec.name = added.name;
+  spec.library = added.library;
+  spec.environment = added.environment;
+  if (!valid_name(spec.name) || spec.name == kAllAllocators)
+    throw std::invalid_argument("allocator name '" + spec.name + "' may hold only letters, digits, '_', '-', '.' (and is not '" +
+                                kAllAllocators + "')");
   for (const auto& s : specs_)
     if (s.name == spec.name)
       throw std::invalid_argument("allocator name '" + spec.name + "' is already taken by " + s.origin +
@@ -130,7 +206,7 @@ const AllocatorSpec& AllocatorCatalog::find(const std::string& name) const {
   for (const auto& s : specs_)
     if (s.name == name) return s;
   throw std::invalid_argument("unknown allocator '" + name + "' (known: " + known_names() +
-                              "; or NAME=/path/lib.so)");
+                              "; or NAME=/path/lib.so[,VAR=VALUE...])");
 }
 
 std::string AllocatorCatalog::known_names() const {

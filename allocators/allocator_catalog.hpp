@@ -1,10 +1,12 @@
 // The catalogue of allocators a run can measure: in-tree backends (compiled in, see
 // in_tree_registry.hpp), drop-in libraries declared in allocators/manifest.tsv, and drop-ins the
-// user names on the command line as NAME=/path/lib.so.  Drop-ins are data, never code.
+// user names on the command line as NAME=/path/lib.so[,VAR=VALUE...].  Drop-ins are data, never code.
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace allocstress {
@@ -20,17 +22,43 @@ struct AllocatorSpec {
   std::string version;       // package version, filled by the matrix planner ("" until then)
   std::string origin;        // "in-tree", "manifest <file>:<line>", or "command line"
   std::string unavailable_reason;  // non-empty: cannot run here, and why
+  // A configuration: variables its cells start with, next to LD_PRELOAD (MALLOC_CONF=..., GLIBC_TUNABLES=...).
+  std::map<std::string, std::string> environment;
 
   bool available() const { return unavailable_reason.empty(); }
+  // Configurations run when named (or with `--allocators all`), not in the default matrix.
+  bool in_default_matrix() const { return environment.empty(); }
 };
+
+// `--allocators all`: every allocator of the catalogue, configurations included.
+inline constexpr const char* kAllAllocators = "all";
+
+// One VAR=VALUE setting of a configuration.  Throws std::invalid_argument naming the text and
+// what is accepted (VAR: letters, digits, '_', not starting with a digit; not LD_PRELOAD nor
+// ALLOCSTRESS_CELL_PRELOAD, which allocstress sets itself).
+std::pair<std::string, std::string> parse_environment_setting(const std::string& text);
+
+// NAME=PATH[,VAR=VALUE...] as --add-allocator takes it: a value may hold commas
+// (MALLOC_CONF=a:1,b:2), a piece that is not VAR=VALUE continuing the value before it.
+// Returns {NAME, PATH, settings}; throws std::invalid_argument naming what is wrong.
+struct AddedAllocatorText {
+  std::string name, library;
+  std::map<std::string, std::string> environment;
+};
+AddedAllocatorText parse_added_allocator(const std::string& text);
+
+// The text after NAME= that parse_added_allocator reads back into `spec`'s library and environment.
+std::string added_allocator_value(const AllocatorSpec& spec);
+// One line for people: "VAR=VALUE VAR=VALUE" ("" for none).
+std::string environment_text(const std::map<std::string, std::string>& environment);
 
 class AllocatorCatalog {
  public:
   // Reads the manifest.  Throws std::runtime_error naming the file and line on a malformed line.
   explicit AllocatorCatalog(const std::filesystem::path& manifest);
 
-  // Adds `NAME=/path/lib.so` from the command line.  Throws std::invalid_argument when the text is
-  // not NAME=PATH, the name is already taken, or the path does not name an existing file.
+  // Adds `NAME=/path/lib.so[,VAR=VALUE...]` from the command line.  Throws std::invalid_argument when
+  // the text is not that, the name is already taken, or the path does not name an existing file.
   void add_user_library(const std::string& name_equals_path);
 
   // Every allocator in catalogue order: in-tree first, then manifest, then command line.
@@ -56,7 +84,7 @@ std::filesystem::path resolve_library(const std::string& library);
 // The installed version of a Debian package ("unknown" when dpkg does not know it or for "-").
 std::string debian_package_version(const std::string& package);
 
-// The catalogue of `manifest` ("" = the default), plus allocators added as NAME=PATH, after
+// The catalogue of `manifest` ("" = the default), plus allocators added as NAME=PATH[,VAR=VALUE...], after
 // checking the in-tree backends' tuning variables.  Every problem is a UsageError
 // (platform/errors.hpp): bad input, one line.
 AllocatorCatalog load_catalog(const std::string& manifest, const std::vector<std::string>& added_libraries);

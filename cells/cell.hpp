@@ -38,7 +38,7 @@ struct ProfileSpec {
 
 struct Cell {
   std::string allocator;          // a catalogue name
-  std::string allocator_library;  // non-empty: an allocator added as NAME=PATH, this its library
+  std::string allocator_library;  // non-empty: an allocator added as NAME=PATH[,VAR=VALUE...], the text after NAME=
   std::string manifest;           // the drop-in catalogue the allocator is looked up in ("" = default)
   std::string workload = "alloc-test";
   unsigned threads = 1;           // worker threads: the one place a cell keeps its thread count

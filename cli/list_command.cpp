@@ -10,7 +10,7 @@ namespace allocstress {
 void ListCommand::add_to(CLI::App& app) {
   cmd = app.add_subcommand("list", "List allocators: found, or missing and why");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
-  cmd->add_option("--add-allocator", added, "Also list NAME=/path/lib.so (repeatable)");
+  cmd->add_option("--add-allocator", added, "Also list NAME=/path/lib.so[,VAR=VALUE...] (repeatable)");
   cmd->add_option("--allocator", added_old, "Deprecated: use --add-allocator")->group("Deprecated spellings");
 }
 
@@ -24,10 +24,13 @@ int ListCommand::execute() {
     const std::string version = in_tree ? "-" : debian_package_version(s.package);
     std::string where = in_tree ? "(in-tree backend)" : s.library_path;
     if (!in_tree && s.available() && required_preload(s).empty()) where += " (no preload: the process's own malloc)";
+    if (!s.environment.empty()) where += " + " + environment_text(s.environment) + " (configuration: runs when named)";
     std::printf("%-18s %-8s %-9s %-12s %s\n", s.name.c_str(), in_tree ? "in-tree" : "drop-in",
                 s.available() ? "found" : "missing", version.c_str(),
                 s.available() ? where.c_str() : s.unavailable_reason.c_str());
   }
+  std::cout << "configurations (a library with settings) run when --allocators names them, or with --allocators " << kAllAllocators
+            << "; the default matrix runs the others\n";
   return 0;
 }
 

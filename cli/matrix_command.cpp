@@ -193,7 +193,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     check_slurm_target();  // before anything is planned into the results directory
   else
     inputs.dir = make_temporary_folder("allocstress-inputs-");
-  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m) { return preload_check(exe, a, m); },
+  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double check_timeout_s) { return preload_check(exe, a, m, check_timeout_s); },
                               backend == "slurm" ? fs::path(results_dir) / "inputs" : inputs.dir,
                               [](const std::string& line) { std::cerr << line << "\n"; }};
   if (backend == "slurm") fs::create_directories(services.inputs_folder);
@@ -201,6 +201,8 @@ int MatrixCommand::execute(const std::string& command_line) {
   const nlohmann::json context = machine_context(topology, command_line);
   if (plan_only) {
     write_file_atomically(out, json_text(plan_file_json(plan, context, exe, command_line), 2) + "\n");
+    for (const auto& e : plan.excluded)
+      if (e.status == "failed") std::cerr << "failed: " << e.spec.name << " (" << e.reason << ")\n";
     std::cout << "plan: " << plan.cells().size() << " cells -> " << out << "\nrun it with: allocstress matrix --plan " << out
               << " [--backend slurm --results-dir DIR] [--out results.json]\n";
     return 0;

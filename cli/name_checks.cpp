@@ -14,8 +14,8 @@ void check_allocator_names(const AllocatorCatalog& catalog, const std::string& n
   std::vector<std::string> known;
   for (const AllocatorSpec& s : catalog.all()) known.push_back(s.name);
   for (const std::string& name : comma_separated(names))
-    if (name.find('=') == std::string::npos && std::find(known.begin(), known.end(), name) == known.end())
-      throw UsageError(unknown_name_message("allocator", name, known, "; or NAME=/path/lib.so"));
+    if (name.find('=') == std::string::npos && name != kAllAllocators && std::find(known.begin(), known.end(), name) == known.end())
+      throw UsageError(unknown_name_message("allocator", name, known, std::string("; or ") + kAllAllocators + "; or NAME=/path/lib.so[,VAR=VALUE...]"));
 }
 
 void check_workload_names(const std::string& names) {

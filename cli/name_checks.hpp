@@ -10,9 +10,9 @@
 
 namespace allocstress {
 
-// Throws UsageError "unknown allocator 'jemaloc': did you mean jemalloc? (accepted: ...; or
-// NAME=/path/lib.so)" for the first of `names` (a comma-separated list; NAME=PATH items are not
-// names) that `catalog` does not hold.
+// Throws UsageError "unknown allocator 'jemaloc': did you mean jemalloc? (accepted: ...; or all;
+// or NAME=/path/lib.so[,VAR=VALUE...])" for the first of `names` (a comma-separated list; NAME=PATH
+// items and `all` are not names) that `catalog` does not hold.
 void check_allocator_names(const AllocatorCatalog& catalog, const std::string& names);
 
 // Throws UsageError "unknown workload 'aloc-test': did you mean alloc-test? (accepted: ...)" for

@@ -72,7 +72,7 @@ std::string table_for(const AllocatorSpec& a, const nlohmann::json& fp) {
 
 void ProbeCommand::add_to(CLI::App& app) {
   cmd = app.add_subcommand("probe", "Fingerprint drop-in allocators: size classes, BiBOP or sequential, large-object threshold, alignment");
-  cmd->add_option("allocators", names, "Allocators to probe (default: every installed drop-in)");
+  cmd->add_option("allocators", names, "Allocators to probe (default: every installed drop-in but the configurations)");
   cmd->add_option("--out", out, "Also write the fingerprints as JSON to this file (.json)");
   cmd->add_flag("--force", force, "Overwrite an existing --out file");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
@@ -112,7 +112,7 @@ int ProbeCommand::execute() {
   for (const auto& lib : added) chosen.push_back(&catalog.find(lib.substr(0, lib.find('='))));
   if (names.empty() && added.empty())
     for (const auto& s : catalog.all())
-      if (s.kind == AllocatorKind::drop_in && s.available()) chosen.push_back(&s);
+      if (s.kind == AllocatorKind::drop_in && s.available() && s.in_default_matrix()) chosen.push_back(&s);  // configurations when named
   if (!out.empty()) check_new_output_file(out, force);
 
   std::error_code ec;
@@ -123,7 +123,7 @@ int ProbeCommand::execute() {
     AllocatorSpec spec = *s;
     spec.version = debian_package_version(spec.package);
     std::vector<std::string> argv = {exe, "probe", "--one", spec.name, "--manifest", catalog.manifest_path().string()};
-    if (spec.origin == "command line") argv.push_back("--add-allocator=" + spec.name + "=" + spec.library_path);
+    if (spec.origin == "command line") argv.push_back("--add-allocator=" + spec.name + "=" + added_allocator_value(spec));
     const ChildOutcome o = run_child(argv, preload_environment(spec), kProbeTimeoutS);
     nlohmann::json fp = o.succeeded() ? last_json_line(o.out) : nlohmann::json();
     if (!fp.is_object()) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "cli/name_checks.hpp"
@@ -164,6 +165,7 @@ int TraceCommand::execute() {
     throw UsageError("trace: --level " + std::to_string(level) + " is out of range (accepted: " + std::to_string(tracer::kMinLevel) + ".." +
                      std::to_string(tracer::kMaxLevel) + "; negative levels are zstd's fast levels)");
   std::string allocator_preload;
+  std::map<std::string, std::string> allocator_settings;  // a configuration's variables
   if (!allocator.empty()) {
     const bool user_library = allocator.find('=') != std::string::npos;
     const AllocatorCatalog catalog = load_catalog(manifest, user_library ? std::vector{allocator} : std::vector<std::string>{});
@@ -179,6 +181,7 @@ int TraceCommand::execute() {
                        "allocators, see allocstress list)");
     if (!spec->available()) throw UsageError("trace: allocator '" + spec->name + "' is not installed: " + spec->unavailable_reason);
     allocator_preload = required_preload(*spec);
+    allocator_settings = spec->environment;
   }
   const fs::path prefix = check_output_prefix(out);
   const fs::path resolved = resolve_program(program.front());
@@ -188,6 +191,7 @@ int TraceCommand::execute() {
   if (!allocator_preload.empty()) preload += ":" + allocator_preload;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0') preload += std::string(":") + existing;
   EnvironmentChanges env;
+  for (const auto& [name, value] : allocator_settings) env[name] = value;
   env["LD_PRELOAD"] = preload;
   env["ALLOCSTRESS_TRACE_OUT"] = prefix.string();
   env["ALLOCSTRESS_TRACE_CALL_SITES"] = call_sites ? "1" : "0";

@@ -1,7 +1,8 @@
 // The one encoding of a cell: a JSON object, which `allocstress run --cell FILE|-` reads, a plan
 // file lists and every backend hands to a cell process:
 //
-//   {"allocator": "jemalloc", "allocator_library": "/opt/x/lib.so" (only for NAME=PATH allocators),
+//   {"allocator": "jemalloc", "allocator_library": "/opt/x/lib.so" (only for NAME=PATH allocators: the
+//    text after NAME=, with the configuration's settings: "/opt/x/lib.so,MALLOC_CONF=background_thread:true"),
 //    "manifest": "/path/allocators/manifest.tsv", "workload": "alloc-test", "threads": 2,
 //    "placement": "compact", "reserve_os_pu": false, "oversubscribe": false, "mode": "timing",
 //    "params": {the workload's parameters, seed included: workload_registry.hpp},

@@ -14,7 +14,7 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
                      CellMode mode) {
   Cell c;
   c.allocator = a.name;
-  c.allocator_library = a.origin == "command line" ? a.library_path : "";
+  c.allocator_library = a.origin == "command line" ? added_allocator_value(a) : "";
   c.manifest = plan.manifest;
   c.workload = workload;
   c.threads = threads;
@@ -95,7 +95,8 @@ nlohmann::json to_json(const AllocatorSpec& s) {
           {"package", s.package},
           {"version", s.version},
           {"origin", s.origin},
-          {"unavailable_reason", s.unavailable_reason}};
+          {"unavailable_reason", s.unavailable_reason},
+          {"environment", s.environment}};
 }
 
 AllocatorSpec allocator_spec_from_json(const nlohmann::json& j) {
@@ -108,6 +109,7 @@ AllocatorSpec allocator_spec_from_json(const nlohmann::json& j) {
   s.version = j.at("version").get<std::string>();
   s.origin = j.at("origin").get<std::string>();
   s.unavailable_reason = j.at("unavailable_reason").get<std::string>();
+  s.environment = j.value("environment", std::map<std::string, std::string>{});  // plans before configurations have none
   return s;
 }
 

@@ -95,10 +95,13 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
   const bool explicit_list = !r.allocators.empty();
   if (explicit_list) {
     wanted = split_names(r.allocators);
+    if (std::erase(wanted, std::string(kAllAllocators)) > 0)  // every allocator, configurations included
+      for (const auto& a : catalog.all()) wanted.push_back(a.name);
     for (const auto& lib : r.added_libraries) wanted.push_back(lib.substr(0, lib.find('=')));
     if (std::find(wanted.begin(), wanted.end(), "void") == wanted.end()) wanted.insert(wanted.begin(), "void");
-  } else {
-    for (const auto& a : catalog.all()) wanted.push_back(a.name);
+  } else {  // the default matrix: configurations run when named
+    for (const auto& a : catalog.all())
+      if (a.in_default_matrix() || a.origin == "command line") wanted.push_back(a.name);
   }
   if (!any_baseline) std::erase(wanted, std::string("void"));  // the baseline only of workloads that have one
   std::sort(wanted.begin(), wanted.end());
@@ -113,19 +116,19 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
     if (std::find(wanted.begin(), wanted.end(), spec.name) == wanted.end()) continue;
     AllocatorSpec a = spec;
     a.version = a.kind == AllocatorKind::in_tree ? spec.version : debian_package_version(a.package);
-    const bool asked = explicit_list || a.origin == "command line";
+    const bool asked = (explicit_list && r.allocators != kAllAllocators) || a.origin == "command line";
     if (!a.available()) {
       if (asked) throw UsageError("allocator '" + a.name + "' cannot run: " + a.unavailable_reason);
       plan.excluded.push_back({a, "skipped", a.unavailable_reason});
       continue;
     }
-    if (a.kind == AllocatorKind::drop_in) {
-      if (const std::string bad = s.preload_check(a, plan.manifest); !bad.empty()) {
-        if (asked) throw UsageError("allocator '" + a.name + "' failed the preload check: " + bad);
+    // An allocator that crashes or hangs in its preload check is left out with the reason (the
+    // caller prints plan.excluded); the others are measured.  The check has the cells' timeout.
+    if (a.kind == AllocatorKind::drop_in)
+      if (const std::string bad = s.preload_check(a, plan.manifest, plan.cell_timeout_s); !bad.empty()) {
         plan.excluded.push_back({a, "failed", "preload check failed: " + bad});
         continue;
       }
-    }
     plan.allocators.push_back(a);
     for (const auto& w : plan.workloads)
       if (const std::string why = refusal_reason(workload_entry(w), a, plan.params.at(w), max_threads); !why.empty())
@@ -256,6 +259,12 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     if (!workload_entry(w).runs_alone.empty() && plan.thread_counts.front() > usable) plan.placement.oversubscribe = true;
   check_cells(plan, s.topology);
   plan_allocators(plan, r, s);
+  if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name != "void"; }) &&
+      std::any_of(plan.excluded.begin(), plan.excluded.end(), [](const ExcludedAllocator& e) { return e.status == "failed"; })) {
+    std::string why;
+    for (const auto& e : plan.excluded) why += (why.empty() ? "" : "; ") + e.spec.name + ": " + e.reason;
+    throw UsageError("nothing to measure: every allocator asked for failed the preload check (" + why + ")");
+  }
   plan_counts(plan, r, preset, s);
   if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
   if (plan.allocators.size() < 2 && plan.allocators.front().name == "void") s.note("note: only the void baseline will run");

@@ -21,8 +21,8 @@ struct PlanRequest {
   std::string preset = "quick";
   std::string workloads = "alloc-test";     // --workload: one name or a comma-separated list
   OptionValues options;                      // the workload options given (cli/workload_flags.hpp)
-  std::string allocators;                    // --allocators: comma-separated names ("" = the whole catalogue)
-  std::vector<std::string> added_libraries;  // --add-allocator NAME=PATH
+  std::string allocators;                    // --allocators: comma-separated names or `all` ("" = the catalogue but its configurations)
+  std::vector<std::string> added_libraries;  // --add-allocator NAME=PATH[,VAR=VALUE...]
   std::string manifest;                      // "" = the default catalogue
   std::string threads;                       // --threads ("" = 1..usable PUs, or the workload's inputs)
   std::optional<unsigned> repetitions;       // else the preset's
@@ -39,8 +39,9 @@ struct PlanRequest {
 
 struct PlanServices {
   const Topology& topology;
-  // "" when malloc resolves into the drop-in allocator's library in a fresh process, else why not.
-  std::function<std::string(const AllocatorSpec& allocator, const std::string& manifest)> preload_check;
+  // "" when malloc resolves into the drop-in allocator's library in a fresh process within
+  // timeout_s, else why not.
+  std::function<std::string(const AllocatorSpec& allocator, const std::string& manifest, double timeout_s)> preload_check;
   std::filesystem::path inputs_folder;        // where workloads prepare their inputs
   std::function<void(const std::string&)> note = [](const std::string&) {};  // one line for the user
 };

@@ -35,6 +35,7 @@ nlohmann::json unmeasured_cell(const MatrixCell& cell, const AllocatorSpec& a, u
   e["status"] = status;
   e["reason"] = reason;
   e["warnings"] = nlohmann::json::array();
+  e["allocator_environment"] = a.environment;  // a measured cell records the values it saw instead
   return e;
 }
 

@@ -120,6 +120,19 @@ std::string markdown_table(const Json& results) {
      << "Machine: " << ctx.value("cpu_model", "?") << ", " << ctx.value("num_cpus", 0) << " PUs; THP "
      << ctx.value("thp_mode", "?") << "; " << ctx.value("date", "") << "; commit " << ctx.value("git_commit", "?") << "; "
      << plan.at("repetitions") << " repetitions, placement " << plan.at("placement").get<std::string>() << "\n";
+  // A configuration is a library with settings: say which, under its name.
+  bool any_configuration = false;
+  for (const char* list : {"allocators", "excluded"})
+    for (const auto& entry : plan.value(list, Json::array())) {
+      const Json& a = entry.contains("allocator") ? entry.at("allocator") : entry;
+      const Json settings = a.value("environment", Json::object());
+      if (settings.empty()) continue;
+      std::string text;
+      for (const auto& [name, value] : settings.items()) text += " " + name + "=" + value.get<std::string>();
+      md << (any_configuration ? "" : "\nConfigurations (an allocator's library with settings):\n") << "- " << a.value("name", "?") << ": "
+         << a.value("library", "?") << " with" << text << "\n";
+      any_configuration = true;
+    }
 
   const Aggregates agg = aggregates_of(results.at("benchmarks"));
   std::map<CellKey, std::vector<const Json*>> unmeasured, disturbed;

@@ -201,6 +201,14 @@ nlohmann::json prepare_in_child(const WorkloadEntry& entry, const nlohmann::json
   return nlohmann::json::parse(answer);
 }
 
+// A configuration's variables as this cell process sees them: the record shows they reached it.
+nlohmann::json environment_seen(const AllocatorSpec& spec) {
+  nlohmann::json seen = nlohmann::json::object();
+  for (const auto& [name, value] : spec.environment)
+    if (const char* v = std::getenv(name.c_str())) seen[name] = v;
+  return seen;
+}
+
 // A folder removed when the cell is done.
 struct ScratchFolder {
   fs::path dir;
@@ -223,7 +231,8 @@ int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
     return kExitCellFailed;
   }
   if (verify_only) {
-    std::cout << json_text({{"allocator", spec.name}, {"malloc_provider", malloc_provider_path()}}) << "\n";
+    std::cout << json_text({{"allocator", spec.name}, {"malloc_provider", malloc_provider_path()}, {"allocator_environment", environment_seen(spec)}})
+              << "\n";
     return 0;
   }
   const WorkloadEntry& entry = workload_entry(cell.workload);
@@ -244,7 +253,9 @@ int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  return print_cell_record(run_cell(cell, spec, topology, pus));
+  nlohmann::json record = run_cell(cell, spec, topology, pus);
+  record["allocator_environment"] = environment_seen(spec);
+  return print_cell_record(record);
 }
 
 }  // namespace allocstress

@@ -11,7 +11,8 @@ packages=(
   # callgrind's cache simulator (`--cache-sim`, build-time header valgrind/callgrind.h) and setarch
   valgrind util-linux
   # trace capture and replay: zstd-compressed trace blocks, heaptrack (tracer overhead comparison
-  # and importer), strace (profile syscalls), clang's libFuzzer (trace-reader fuzz target)
+  # and importer), strace (profile syscalls), clang's libFuzzer (trace-reader fuzz target;
+  # libclang-rt-14-dev also ships the Scudo allocator of allocators/manifest.tsv)
   libzstd-dev zstd heaptrack strace clang libclang-rt-14-dev
   # drop-in allocators listed in allocators/manifest.tsv
   libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2

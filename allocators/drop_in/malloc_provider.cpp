@@ -49,6 +49,7 @@ std::string required_preload(const AllocatorSpec& spec) {
 EnvironmentChanges preload_environment(const AllocatorSpec& spec) {
   const std::string preload = required_preload(spec);
   EnvironmentChanges env;
+  for (const auto& [name, value] : spec.environment) env[name] = value;
   env["LD_PRELOAD"] = preload.empty() ? std::nullopt : std::optional<std::string>(preload);
   env[kCellPreloadMarker] = preload.empty() ? std::string("none") : preload;
   return env;

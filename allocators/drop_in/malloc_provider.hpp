@@ -20,7 +20,8 @@ std::string symbol_provider_path(const char* symbol);
 std::string required_preload(const AllocatorSpec& spec);
 
 // The environment a cell process of `spec` must start with: LD_PRELOAD set to
-// required_preload(spec) or removed, and ALLOCSTRESS_CELL_PRELOAD recording that it was arranged.
+// required_preload(spec) or removed, the configuration's variables (spec.environment) set, and
+// ALLOCSTRESS_CELL_PRELOAD recording that it was arranged.
 EnvironmentChanges preload_environment(const AllocatorSpec& spec);
 inline constexpr const char* kCellPreloadMarker = "ALLOCSTRESS_CELL_PRELOAD";
 

@@ -59,5 +59,63 @@ TEST(AllocatorCatalog, UserLibrariesAreCheckedWhenAdded) {
   fs::remove(p);
 }
 
+TEST(AllocatorCatalog, ManifestSettingsMakeAConfiguration) {
+  const auto p = write_manifest("system libc.so.6 libc6\none libc.so.6 libc6 GLIBC_TUNABLES=glibc.malloc.arena_max=1 X_Y=a,b:c  EMPTY=\n");
+  AllocatorCatalog c(p);
+  EXPECT_TRUE(c.find("system").in_default_matrix());
+  const AllocatorSpec& one = c.find("one");
+  EXPECT_FALSE(one.in_default_matrix());
+  const std::map<std::string, std::string> want = {{"GLIBC_TUNABLES", "glibc.malloc.arena_max=1"}, {"X_Y", "a,b:c"}, {"EMPTY", ""}};
+  EXPECT_EQ(one.environment, want);
+  EXPECT_EQ(environment_text(one.environment), "EMPTY= GLIBC_TUNABLES=glibc.malloc.arena_max=1 X_Y=a,b:c");
+  fs::remove(p);
+}
+
+TEST(AllocatorCatalog, BadManifestSettingsNameLineAndField) {
+  for (const std::string line : {"a libc.so.6 libc6 NOEQUALS", "a libc.so.6 libc6 1X=2", "a libc.so.6 libc6 LD_PRELOAD=/x.so",
+                                  "a libc.so.6 libc6 A=1 A=2", "all libc.so.6 libc6"}) {
+    const auto p = write_manifest("system libc.so.6 libc6\n" + line + "\n");
+    try {
+      AllocatorCatalog c(p);
+      ADD_FAILURE() << "accepted: " << line;
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(":2: "), std::string::npos) << what;
+      EXPECT_NE(what.find("accepted"), std::string::npos) << what;
+      if (line.find('=') != std::string::npos) {
+        EXPECT_NE(what.find("field "), std::string::npos) << what;
+      }
+    }
+    fs::remove(p);
+  }
+}
+
+TEST(AllocatorCatalog, AddedAllocatorTextSplitsSettingsAndKeepsCommasInValues) {
+  const AddedAllocatorText t = parse_added_allocator("je=/usr/lib/x.so,MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0,B=1");
+  EXPECT_EQ(t.name, "je");
+  EXPECT_EQ(t.library, "/usr/lib/x.so");
+  const std::map<std::string, std::string> want = {{"MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0"}, {"B", "1"}};
+  EXPECT_EQ(t.environment, want);
+  EXPECT_TRUE(parse_added_allocator("plain=/lib.so").environment.empty());
+  for (const char* bad : {"noequals", "=/lib.so", "x=", "x=,A=1", "x=/lib.so,notasetting", "x=/lib.so,A=1,A=2", "x=/lib.so,LD_PRELOAD=/y.so",
+                          "x=/lib.so,ALLOCSTRESS_CELL_PRELOAD=none", "x=/lib.so,"})
+    EXPECT_THROW(parse_added_allocator(bad), std::invalid_argument) << bad;
+}
+
+TEST(AllocatorCatalog, AddedConfigurationRoundTripsThroughItsValue) {
+  const auto p = write_manifest("system libc.so.6 libc6\n");
+  AllocatorCatalog c(p);
+  c.add_user_library("cfg=/bin/sh,MALLOC_CONF=a:1,b:2,OTHER=x");
+  const AllocatorSpec& cfg = c.find("cfg");
+  EXPECT_EQ(cfg.environment.at("MALLOC_CONF"), "a:1,b:2");
+  EXPECT_FALSE(cfg.in_default_matrix());
+  // The cell encoding carries NAME=<this>: it must read back into the same library and settings.
+  const AddedAllocatorText back = parse_added_allocator("cfg=" + added_allocator_value(cfg));
+  EXPECT_EQ(back.library, cfg.library_path);
+  EXPECT_EQ(back.environment, cfg.environment);
+  EXPECT_THROW(c.add_user_library("all=/bin/sh"), std::invalid_argument);
+  fs::remove(p);
+}
+
 }  // namespace
 }  // namespace allocstress

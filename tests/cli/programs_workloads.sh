@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 for bin in lua5.4 sqlite3; do
   command -v "$bin" >/dev/null || { echo "SKIP: $bin is not installed (scripts/setup-deps.sh)"; exit 77; }
 done
-JEMALLOC=$("$ALLOCSTRESS" list 2>/dev/null | awk '$1 == "jemalloc" && /available|yes|ok/ {print "jemalloc"}' | head -1)
+JEMALLOC=$("$ALLOCSTRESS" list 2>/dev/null | awk '$1 == "jemalloc" && $3 == "found" {print "jemalloc"}' | head -1)
 ALLOCS=system,pool${JEMALLOC:+,jemalloc}
 
 "$ALLOCSTRESS" matrix --workload prog-lua,prog-sqlite3 --allocators "$ALLOCS" --reps 2 --prog-work 15 \
@@ -57,8 +57,8 @@ cells_of "$T/m.json" >/dev/null || fail "results with a missing program are not 
 grep -q "^Not measured:" "$T/m.md" && grep -q "system x prog-lua at 1 threads: 1 cell(s) skipped: not installed: lua5.4" "$T/m.md" && pass \
   || fail "the summary does not list the missing program: $(cat "$T/m.md")"
 expect_error 2 "nothing to run: every allocator is skipped for these workloads (prog-lua on system: not installed: lua5.4" \
-  -- "$ALLOCSTRESS" matrix --workload prog-lua --allocators system --reps 1 --out "$T/n.json"
+  -- "$ALLOCSTRESS" matrix --workload prog-lua --allocators system --reps 1 --no-counts --out "$T/n.json"
 unset ALLOCSTRESS_PROGRAM_PATH
 expect_error 2 "prog-lua cannot take --threads 2: a program cell is one program process" \
-  -- "$ALLOCSTRESS" matrix --workload prog-lua --allocators system --threads 2 --out "$T/n.json"
+  -- "$ALLOCSTRESS" matrix --workload prog-lua --allocators system --threads 2 --no-counts --out "$T/n.json"
 finish

@@ -6,7 +6,7 @@ namespace allocstress {
 
 std::string generated_c_source(std::uint64_t seed, unsigned work_percent) {
   GeneratedText text(seed);
-  const std::uint64_t functions = scaled_work(500, work_percent);
+  const std::uint64_t functions = scaled_work(40, work_percent);
   std::string c = "/* allocstress prog-cc1: a generated translation unit (seed " + std::to_string(seed) + ") */\n"
                   "#include <stddef.h>\n"
                   "struct record { int key; long value; double weight; const char *name; struct record *next; };\n"

@@ -6,7 +6,7 @@ namespace allocstress {
 
 std::string compressible_data(std::uint64_t seed, unsigned work_percent) {
   GeneratedText text(seed);
-  const std::uint64_t bytes = scaled_work(12u << 20, work_percent);
+  const std::uint64_t bytes = scaled_work(4u << 20, work_percent);
   std::string out;
   out.reserve(bytes + 256);
   for (std::uint64_t line = 0; out.size() < bytes; ++line) {

@@ -5,7 +5,7 @@
 namespace allocstress {
 
 std::string lua_churn_script(std::uint64_t seed, unsigned work_percent) {
-  const std::uint64_t steps = scaled_work(400000, work_percent);
+  const std::uint64_t steps = scaled_work(80000, work_percent);
   return "-- allocstress prog-lua: table churn in a sliding window of live tables (generated, seed " + std::to_string(seed) + ")\n"
          "math.randomseed(" + std::to_string(seed) + ")\n"
          "local STEPS, WINDOW = " + std::to_string(steps) + ", 20000\n"

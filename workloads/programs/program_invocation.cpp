@@ -40,7 +40,7 @@ std::string binary(std::string_view name) {
 
 // redis-benchmark's bounded load: the same requests in every run.
 std::vector<std::string> redis_client(const nlohmann::json& params, unsigned port) {
-  return {binary("redis-benchmark"), "-h", "127.0.0.1", "-p", std::to_string(port), "-n", std::to_string(scaled_work(25000, work(params))),
+  return {binary("redis-benchmark"), "-h", "127.0.0.1", "-p", std::to_string(port), "-n", std::to_string(scaled_work(3000, work(params))),
           "-c", "16", "-r", "100000", "-d", "96", "-t", "set,get,lpush,lpop,sadd,hset,spop", "--csv"};
 }
 
@@ -55,15 +55,15 @@ std::string program_work_text(std::string_view workload, const nlohmann::json& p
   const ProgramDefinition& p = definition(workload);
   const unsigned w = work(params);
   const std::string name(p.workload);
-  if (name == "prog-python3") return std::to_string(scaled_work(300000, w)) + " churn steps";
-  if (name == "prog-cc1") return std::to_string(scaled_work(500, w)) + " generated functions";
+  if (name == "prog-python3") return std::to_string(scaled_work(60000, w)) + " churn steps";
+  if (name == "prog-cc1") return std::to_string(scaled_work(40, w)) + " generated functions";
   if (name == "prog-sqlite3") return std::to_string(scaled_work(60000, w)) + " inserted rows, " + std::to_string(scaled_work(120000, w)) + " orders";
-  if (name == "prog-lua") return std::to_string(scaled_work(400000, w)) + " churn steps";
+  if (name == "prog-lua") return std::to_string(scaled_work(80000, w)) + " churn steps";
   if (name == "prog-ghostscript") return std::to_string(scaled_work(12, w)) + " pages at 100 dpi";
-  if (name == "prog-redis") return "7 tests x " + std::to_string(scaled_work(25000, w)) + " requests, 16 clients";
-  if (name == "prog-xz") return std::to_string(scaled_work(12u << 20, w) >> 10) + " KiB, -6, " + std::to_string(program_threads(params)) + " threads";
+  if (name == "prog-redis") return "7 tests x " + std::to_string(scaled_work(3000, w)) + " requests, 16 clients";
+  if (name == "prog-xz") return std::to_string(scaled_work(4u << 20, w) >> 10) + " KiB, -3, " + std::to_string(program_threads(params)) + " threads";
   if (name == "prog-rocksdb")
-    return std::to_string(scaled_work(200000, w)) + " random writes then reads, " + std::to_string(program_threads(params)) + " thread(s)";
+    return std::to_string(scaled_work(100000, w)) + " random writes then reads, " + std::to_string(program_threads(params)) + " thread(s)";
   return std::to_string(w) + "% of the default work";
 }
 
@@ -78,10 +78,10 @@ ProgramInvocation program_invocation(std::string_view workload, const nlohmann::
   else if (name == "prog-ghostscript")
     how.argv = {binary("gs"), "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=ppmraw", "-r100", "-sOutputFile=/dev/null", input};
   else if (name == "prog-xz")  // through sh only to send the output to /dev/null: exec leaves xz alone in the process
-    how.argv = {"/bin/sh", "-c", "exec \"$0\" -T" + std::to_string(program_threads(params)) + " -6 --block-size=1MiB -c \"$1\" > /dev/null",
+    how.argv = {"/bin/sh", "-c", "exec \"$0\" -T" + std::to_string(program_threads(params)) + " -3 --block-size=512KiB -c \"$1\" > /dev/null",
                 binary("xz"), input};
   else if (name == "prog-rocksdb")
-    how.argv = {binary("db_bench"), "--benchmarks=fillrandom,readrandom", "--num=" + std::to_string(scaled_work(200000, work(params))),
+    how.argv = {binary("db_bench"), "--benchmarks=fillrandom,readrandom", "--num=" + std::to_string(scaled_work(100000, work(params))),
                 "--value_size=100", "--compression_type=none", "--disable_wal=1", "--threads=" + std::to_string(program_threads(params)),
                 "--seed=" + std::to_string(params.at("seed").get<std::uint64_t>() % 2147483647 + 1), "--db=" + dir + "/rocksdb-db",
                 "--histogram=0", "--statistics=0"};

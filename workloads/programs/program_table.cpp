@@ -38,7 +38,7 @@ const std::vector<ProgramDefinition>& program_table() {
        .drive = ProgramDrive::server, .throughput_unit = "requests/s",
        .also_needs = {"redis-benchmark=redis-tools", "redis-cli=redis-tools"}},
       {.workload = "prog-xz", .executable = "xz", .package = "xz-utils",
-       .summary = "xz -T2 compressing generated text-like data in 1 MiB blocks (output discarded)",
+       .summary = "xz -T2 -3 compressing generated text-like data in 512 KiB blocks (output discarded)",
        .behaviour = "a few large buffers per thread (dictionaries, block buffers), threads allocating at once",
        .input_file = "data.txt", .make_input = compressible_data, .default_threads = 2, .takes_threads = true},
       {.workload = "prog-rocksdb", .executable = "db_bench", .package = "rocksdb-tools",

@@ -5,7 +5,7 @@
 namespace allocstress {
 
 std::string python_churn_script(std::uint64_t seed, unsigned work_percent) {
-  const std::uint64_t steps = scaled_work(300000, work_percent);
+  const std::uint64_t steps = scaled_work(60000, work_percent);
   return "# allocstress prog-python3: object churn in a sliding window of live objects (generated, seed " + std::to_string(seed) + ")\n"
          "import random\n"
          "random.seed(" + std::to_string(seed) + ")\n"

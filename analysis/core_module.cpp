@@ -333,7 +333,7 @@ PYBIND11_MODULE(_core, m) {
   m.def(
       "metric_catalogue", [as_python] { return as_python(metric_catalogue_json()); },
       "Every metric a workload's records carry, once: name, place (record, workload_metrics, placement_metrics), unit, label, "
-      "decimals, mib, definition, headline, in_table, workloads");
+      "decimals, mib, definition, headline, memory_headline, in_table, workloads");
 
   // Traces (trace/trace_format.hpp).
   py::register_exception<tr::TraceError>(m, "TraceFormatError", PyExc_ValueError);

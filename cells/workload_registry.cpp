@@ -14,13 +14,16 @@ namespace allocstress {
 // Defined in the cell files, one per workload.
 extern const WorkloadEntry kAllocTestEntry, kBinTreeEntry, kLinkedListEntry, kMultiListEntry, kXThreadEntry, kLarsonEntry,
     kLifetimeEntry, kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry, kFalseSharingActiveEntry, kFalseSharingPassiveEntry,
-    kReplayEntry, kFittedEntry;
+    kReplayEntry, kFittedEntry, kProgPython3Entry, kProgCc1Entry, kProgSqlite3Entry, kProgLuaEntry, kProgGhostscriptEntry,
+    kProgRedisEntry, kProgXzEntry, kProgRocksdbEntry;
 
 const std::vector<const WorkloadEntry*>& workload_registry() {
   static const std::vector<const WorkloadEntry*> entries = {
       &kAllocTestEntry,       &kBinTreeEntry,      &kLinkedListEntry,        &kMultiListEntry,          &kXThreadEntry,
       &kLarsonEntry,          &kLifetimeEntry,     &kPhaseRampEntry,         &kPhasePlateauEntry,       &kPhasePeakEntry,
       &kFalseSharingActiveEntry, &kFalseSharingPassiveEntry, &kReplayEntry, &kFittedEntry,
+      &kProgPython3Entry,     &kProgCc1Entry,      &kProgSqlite3Entry,       &kProgLuaEntry,            &kProgGhostscriptEntry,
+      &kProgRedisEntry,       &kProgXzEntry,       &kProgRocksdbEntry,
   };
   return entries;
 }
@@ -51,7 +54,10 @@ nlohmann::json workload_registry_json() {
     for (const WorkloadOption* o : e->options) options.push_back(o->flag);
     for (const Metric* m : e->metrics) metrics.push_back(m->name);
     for (std::string_view c : e->companions) companions.push_back(c);
-    const char* table = e->table == TableKind::net_cost ? "net_cost" : e->table == TableKind::structure ? "structure" : "false_sharing";
+    const char* table = e->table == TableKind::net_cost      ? "net_cost"
+                        : e->table == TableKind::structure   ? "structure"
+                        : e->table == TableKind::program     ? "program"
+                                                             : "false_sharing";
     out.push_back({{"name", e->name},
                    {"family", e->family},
                    {"summary", e->summary},
@@ -87,6 +93,12 @@ const WorkloadEntry& workload_entry(std::string_view name) {
 const Metric* headline_metric(const WorkloadEntry& entry) {
   for (const Metric* m : entry.metrics)
     if (m->headline) return m;
+  return nullptr;
+}
+
+const Metric* memory_headline_metric(const WorkloadEntry& entry) {
+  for (const Metric* m : entry.metrics)
+    if (m->memory_headline) return m;
   return nullptr;
 }
 

@@ -30,6 +30,7 @@ enum class TableKind {
   net_cost,       // cost per malloc/free pair net of the void baseline, overhead, speed vs system
   structure,      // raw build and search cycles, placement utilisation (no baseline)
   false_sharing,  // shared lines and the write slowdown against private objects (no baseline)
+  program,        // a real program's wall, user and system time, peak RSS and faults, speed vs system (no baseline)
 };
 
 // Defaults a workload's inputs give: the thread count of a trace (fixed: the cell must use it),
@@ -38,6 +39,7 @@ struct InputDefaults {
   std::optional<unsigned> threads;
   bool threads_fixed = false;
   std::optional<std::uint64_t> seed;
+  std::string_view threads_reason;  // threads_fixed: why (messages); "" = the entry's runs_alone
 };
 
 struct WorkloadEntry {
@@ -112,6 +114,8 @@ nlohmann::json workload_registry_json();
 std::string workload_names_text();
 // The metric `entry`'s allocators are ranked by (the one its metrics mark headline), or nullptr.
 const Metric* headline_metric(const WorkloadEntry& entry);
+// The metric `entry`'s allocators are ranked by for memory (marked memory_headline), or nullptr.
+const Metric* memory_headline_metric(const WorkloadEntry& entry);
 // Whether `entry` takes `flag`.
 bool takes_option(const WorkloadEntry& entry, std::string_view flag);
 

@@ -6,6 +6,7 @@
 #include "cells/metrics/metric_catalogue.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/errors.hpp"
+#include "workloads/programs/program_invocation.hpp"
 
 namespace allocstress {
 
@@ -24,6 +25,10 @@ int WorkloadsCommand::execute() {
               << "    " << e->summary << "\n    options:";
     for (const WorkloadOption* o : e->options) std::cout << " " << o->flag;
     std::cout << "\n";
+    // A real program that is not installed: its cells are skipped with this reason.
+    if (e->family == "programs")
+      if (const std::string why = program_unavailable(e->name, nlohmann::json::object()); !why.empty())
+        std::cout << "    " << e->name << ": " << why << " (its cells are skipped)\n";
   }
   std::cout << "\n`allocstress run --help` and `allocstress matrix --help` give each option's meaning and defaults; docs/workloads.md the models.\n";
   return 0;

@@ -73,7 +73,7 @@ void WorkloadFlags::add_to(CLI::App& app, const std::vector<const WorkloadEntry*
     for (const WorkloadOption* o : e->options)
       if (std::find(options.begin(), options.end(), o) == options.end()) options.push_back(o);
   const std::string_view order[] = {kGeneralWorkloadGroup, kSizedGroup, kStructureGroup, kCrossThreadGroup, kLifetimeGroup,
-                                    kPhaseGroup,          kFalseSharingGroup, kTraceGroup};
+                                    kPhaseGroup,          kFalseSharingGroup, kTraceGroup,       kProgramGroup};
   std::stable_sort(options.begin(), options.end(), [&](const WorkloadOption* a, const WorkloadOption* b) {
     return std::find(std::begin(order), std::end(order), a->group) < std::find(std::begin(order), std::end(order), b->group);
   });

@@ -57,8 +57,9 @@ std::vector<unsigned> planned_threads(const MatrixPlan& plan, const PlanRequest&
     const auto it = plan.inputs.find(w);
     const InputDefaults d = e.input_defaults(plan.params.at(w), it == plan.inputs.end() ? nlohmann::json::object() : it->second);
     if (d.threads && d.threads_fixed) {
+      const std::string_view why = d.threads_reason.empty() ? e.runs_alone : d.threads_reason;
       if (!r.threads.empty() && parse_thread_list(r.threads) != std::vector<unsigned>{*d.threads})
-        throw UsageError(w + " cannot take --threads " + r.threads + ": " + std::string(e.runs_alone) + " (" + std::to_string(*d.threads) +
+        throw UsageError(w + " cannot take --threads " + r.threads + ": " + std::string(why) + " (" + std::to_string(*d.threads) +
                          "); drop --threads");
       return {*d.threads};
     }
@@ -205,7 +206,8 @@ unsigned threads_from_inputs(const Cell& cell, unsigned asked) {
   }
   if (!d.threads) return asked;
   if (d.threads_fixed && asked != 0 && asked != *d.threads)
-    throw UsageError(cell.workload + " cannot take --threads " + std::to_string(asked) + ": " + std::string(e.runs_alone) + " (" +
+    throw UsageError(cell.workload + " cannot take --threads " + std::to_string(asked) + ": " +
+                     std::string(d.threads_reason.empty() ? e.runs_alone : d.threads_reason) + " (" +
                      std::to_string(*d.threads) + "); drop --threads (or pass --threads " + std::to_string(*d.threads) + ")");
   return asked != 0 ? asked : *d.threads;
 }
@@ -266,7 +268,10 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     throw UsageError("nothing to measure: every allocator asked for failed the preload check (" + why + ")");
   }
   plan_counts(plan, r, preset, s);
-  if (plan.cells().empty()) throw UsageError("nothing to run: every allocator is skipped for these workloads");
+  if (plan.cells().empty())
+    throw UsageError("nothing to run: every allocator is skipped for these workloads" +
+                     (plan.skipped.empty() ? std::string() : " (" + plan.skipped.front().workload + " on " + plan.skipped.front().allocator + ": " +
+                                                                 plan.skipped.front().reason + ")"));
   if (plan.allocators.size() < 2 && plan.allocators.front().name == "void") s.note("note: only the void baseline will run");
   return plan;
 }

@@ -36,8 +36,10 @@ CellValues headline_values(const std::vector<Json>& records) {
       continue;
     const std::string workload = r.value("workload", "");
     const std::string metric = reproduction_metric(workload);
-    if (metric.empty() || !r.contains(metric) || !r.at(metric).is_number()) continue;
-    out[{workload, r.value("allocator", ""), r.value("threads", 0u)}].push_back(r.at(metric).get<double>());
+    if (metric.empty()) continue;
+    const Json& value = metric_value(r, metric_pointer(workload, metric));
+    if (!value.is_number()) continue;
+    out[{workload, r.value("allocator", ""), r.value("threads", 0u)}].push_back(value.get<double>());
   }
   return out;
 }

@@ -82,10 +82,10 @@ Json summarised_workload_metrics(const std::vector<const Json*>& group, const st
 // The median's interval of `metric` over the group (its values per process: for a net metric each
 // is the allocator's process minus the void process of the same repetition, so the void
 // baseline's own spread is inside), or null when a record lacks it.
-Json median_interval_entry(const std::vector<const Json*>& group, const std::string& metric) {
+Json median_interval_entry(const std::vector<const Json*>& group, const Json::json_pointer& where) {
   std::vector<double> values;
   for (const Json* r : group)
-    if (r->contains(metric) && r->at(metric).is_number()) values.push_back(r->at(metric).get<double>());
+    if (const Json& v = metric_value(*r, where); v.is_number()) values.push_back(v.get<double>());
   if (values.size() != group.size() || values.size() < 2) return nullptr;
   const MedianInterval ci = median_interval(values);
   const double median = summarise(values).median;
@@ -122,7 +122,25 @@ Json versus_system(const Json& mine, const Json& system) {
 std::string speed_metric(const std::string& workload) {
   const WorkloadEntry* e = find_workload(workload);
   const Metric* m = e != nullptr ? headline_metric(*e) : nullptr;
-  return m != nullptr && m->place == MetricPlace::record ? std::string(m->name) : std::string();
+  return m != nullptr && (m->place == MetricPlace::record || e->table == TableKind::program) ? std::string(m->name) : std::string();
+}
+
+std::string memory_metric(const std::string& workload) {
+  const WorkloadEntry* e = find_workload(workload);
+  const Metric* m = e != nullptr ? memory_headline_metric(*e) : nullptr;
+  return m != nullptr ? std::string(m->name) : std::string("overhead_ratio");
+}
+
+Json::json_pointer metric_pointer(const std::string& workload, const std::string& name) {
+  if (const WorkloadEntry* e = find_workload(workload))
+    for (const Metric* m : e->metrics)
+      if (m->name == name && m->place == MetricPlace::workload_metrics) return Json::json_pointer("/workload_metrics/" + name);
+  return Json::json_pointer("/" + name);
+}
+
+const Json& metric_value(const Json& entry, const Json::json_pointer& where) {
+  static const Json none;
+  return entry.contains(where) ? entry.at(where) : none;
 }
 
 bool is_timing_record(const Json& r) { return r.value("mode", "timing") == "timing"; }
@@ -254,17 +272,22 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
         }
       if (std::string(stat) == "median") {
         median_index[key] = out.size();
-        const std::string metric = speed_metric(workload);
+        const std::string metric = speed_metric(workload), memory = memory_metric(workload);
         Json intervals = Json::object();
         for (const std::string& m : {metric, std::string(has_void_baseline(workload) ? "net_ns_per_pair" : "")})
-          if (!m.empty()) intervals[m] = median_interval_entry(group, m);
-        // memory: where every process has a valid overhead ratio (never for the void baseline)
-        if (allocator != kBaselineAllocator && !e.contains("overhead_ratio_invalid") && e["overhead_ratio"].is_number())
-          intervals["overhead_ratio"] = median_interval_entry(group, "overhead_ratio");
+          if (!m.empty()) intervals[m] = median_interval_entry(group, metric_pointer(workload, m));
+        // memory: where every process has a valid overhead ratio (never for the void baseline), or
+        // the workload's own memory headline (a program's peak RSS)
+        if (memory != "overhead_ratio") {
+          if (allocator != kBaselineAllocator) intervals[memory] = median_interval_entry(group, metric_pointer(workload, memory));
+        } else if (allocator != kBaselineAllocator && !e.contains("overhead_ratio_invalid") && e["overhead_ratio"].is_number()) {
+          intervals["overhead_ratio"] = median_interval_entry(group, metric_pointer(workload, "overhead_ratio"));
+        }
         e["intervals"] = intervals;
         if (const Json vc = variance_components(group); !vc.is_null()) e["variance_components"] = vc;
-        if (!metric.empty() && allocator == kReferenceAllocator && e[metric].is_number()) {
-          reference[{workload, threads}] = e[metric].get<double>();
+        if (const Json& v = metric.empty() ? Json() : metric_value(e, metric_pointer(workload, metric));
+            allocator == kReferenceAllocator && v.is_number()) {
+          reference[{workload, threads}] = v.get<double>();
           reference_interval[{workload, threads}] = intervals[metric];
         }
       }
@@ -276,9 +299,10 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
     Json& e = out[index];
     const std::string metric = speed_metric(workload);
     const auto ref = reference.find({workload, threads});
-    const bool usable = !metric.empty() && ref != reference.end() && ref->second > 0 && e[metric].is_number() && e[metric].get<double>() > 0 &&
+    const Json mine = metric.empty() ? Json() : metric_value(e, metric_pointer(workload, metric));
+    const bool usable = !metric.empty() && ref != reference.end() && ref->second > 0 && mine.is_number() && mine.get<double>() > 0 &&
                         allocator != kBaselineAllocator;
-    e["speed_vs_system"] = usable ? Json(ref->second / e[metric].get<double>()) : Json(nullptr);
+    e["speed_vs_system"] = usable ? Json(ref->second / mine.get<double>()) : Json(nullptr);
     const auto ref_interval = reference_interval.find({workload, threads});
     e["vs_system"] = !metric.empty() && allocator != kBaselineAllocator && allocator != kReferenceAllocator && ref_interval != reference_interval.end()
                          ? versus_system(e["intervals"].value(metric, Json()), ref_interval->second)

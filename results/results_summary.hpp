@@ -55,8 +55,17 @@ void attach_net_counts(std::vector<nlohmann::json>& records);
 void attach_blowup(std::vector<nlohmann::json>& records);
 
 // The figure speed_vs_system compares: the workload's headline metric where it is a record field
-// (net cycles/pair, search cycles/visit); "" where it has none (false sharing; unknown workloads).
+// (net cycles/pair, search cycles/visit) or a program's (wall_s, in workload_metrics); "" where
+// it has none (false sharing; unknown workloads).
 std::string speed_metric(const std::string& workload);
+// The figure the verdict's memory line ranks by: the workload's memory_headline metric (a
+// program's peak_rss_mib), else overhead_ratio.
+std::string memory_metric(const std::string& workload);
+// Where a workload's metric is in its records and aggregate entries: "/NAME", or
+// "/workload_metrics/NAME" for a metric of that place.
+nlohmann::json::json_pointer metric_pointer(const std::string& workload, const std::string& name);
+// The value at `where` in a record or aggregate entry, or null.
+const nlohmann::json& metric_value(const nlohmann::json& entry, const nlohmann::json::json_pointer& where);
 
 // True for records of timing runs (mode "timing", or no mode: files from before modes existed).
 bool is_timing_record(const nlohmann::json& record);

@@ -109,7 +109,7 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
     if (std::get<0>(key) != workload || std::get<2>(key) != threads || (net_of_void && std::get<1>(key) == kBaselineAllocator)) continue;
     const Json& med = *agg.get(key, "median");
     const Json& iv = med.value("intervals", Json::object()).value(std::string(m.name), Json());
-    if (!iv.is_object() || !med.value(std::string(m.name), Json()).is_number()) {
+    if (!iv.is_object() || !metric_value(med, metric_pointer(workload, std::string(m.name))).is_number()) {
       ++without;
       continue;
     }
@@ -119,8 +119,8 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
       any_ratio = true;
       lowest_ratio_level = std::min(lowest_ratio_level, r.at("level_at_least").get<double>());
     }
-    rows.push_back({std::get<1>(key), med.at(std::string(m.name)).get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(),
-                    is_unstable(iv), versus, reference});
+    rows.push_back({std::get<1>(key), metric_value(med, metric_pointer(workload, std::string(m.name))).get<double>(), iv.at("low").get<double>(),
+                    iv.at("high").get<double>(), is_unstable(iv), versus, reference});
     lowest_level = std::min(lowest_level, iv.at("level").get<double>());
   }
   if (rows.empty()) return;
@@ -132,25 +132,31 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
   if (without > 0) md << "- not ranked: " << without << " allocator(s) without an interval (fewer than 2 processes)\n";
 }
 
+// The memory line ranks by the workload's memory metric (results_summary.hpp memory_metric): the
+// overhead ratio, or the workload's own memory headline (a program's peak RSS).
 void memory_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Aggregates& agg) {
+  const std::string metric = memory_metric(workload);
+  const Json::json_pointer where = metric_pointer(workload, metric);
+  const WorkloadEntry* entry = find_workload(workload);
+  const Metric* own = entry != nullptr ? memory_headline_metric(*entry) : nullptr;
   std::vector<Ranked> rows;
   std::vector<std::string> invalid;
   double lowest_level = 1;
   for (const CellKey& key : agg.order) {
     if (std::get<0>(key) != workload || std::get<2>(key) != threads || std::get<1>(key) == kBaselineAllocator) continue;
     const Json& med = *agg.get(key, "median");
-    if (med.contains("overhead_ratio_invalid")) invalid.push_back(std::get<1>(key));
-    const Json& iv = med.value("intervals", Json::object()).value("overhead_ratio", Json());
-    if (!iv.is_object() || !med.value("overhead_ratio", Json()).is_number()) continue;
-    rows.push_back({std::get<1>(key), med.at("overhead_ratio").get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(),
-                    is_unstable(iv), ""});
+    if (own == nullptr && med.contains("overhead_ratio_invalid")) invalid.push_back(std::get<1>(key));
+    const Json& iv = med.value("intervals", Json::object()).value(metric, Json());
+    const Json& value = metric_value(med, where);
+    if (!iv.is_object() || !value.is_number()) continue;
+    rows.push_back({std::get<1>(key), value.get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(), is_unstable(iv), ""});
     lowest_level = std::min(lowest_level, iv.at("level").get<double>());
   }
   if (rows.empty()) return;
-  md << "\n**" << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s")
-     << "**: memory, overhead ratio (peak RSS growth per live byte), leanest first (median [interval of the median, order statistics, level "
-     << fixed(Json(100 * lowest_level), 1) << "% or more])\n";
-  group_lines(md, tied_groups(rows), 2);
+  const std::string what = own != nullptr ? std::string(own->label) : std::string("overhead ratio (peak RSS growth per live byte)");
+  md << "\n**" << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s") << "**: memory, " << what
+     << ", leanest first (median [interval of the median, order statistics, level " << fixed(Json(100 * lowest_level), 1) << "% or more])\n";
+  group_lines(md, tied_groups(rows), own != nullptr ? own->decimals : 2);
   if (!invalid.empty()) md << "- not ranked: " << joined(invalid) << " (overhead ratio invalid: below 1)\n";
 }
 
@@ -188,7 +194,7 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
   for (const auto& w : workloads) {
     const WorkloadEntry* entry = find_workload(w);
     const Metric* m = entry != nullptr ? headline_metric(*entry) : nullptr;
-    if (m != nullptr && m->place == MetricPlace::record) {
+    if (m != nullptr && !speed_metric(w).empty()) {
       std::vector<unsigned> threads;
       for (const CellKey& key : agg.order)
         if (std::get<0>(key) == w && std::find(threads.begin(), threads.end(), std::get<2>(key)) == threads.end()) threads.push_back(std::get<2>(key));

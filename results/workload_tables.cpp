@@ -80,7 +80,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const A
   for (const Metric* m : entry->metrics)
     if (m->in_table) columns.push_back(m);
   const Metric* headline = headline_metric(*entry);
-  const bool vs_system = headline != nullptr && headline->place == MetricPlace::record;
+  const bool vs_system = headline != nullptr && !speed_metric(workload).empty();
   const std::string companion = entry->companions.empty() ? "" : std::string(entry->companions.front());
 
   md << "| allocator | threads | reps ok |";

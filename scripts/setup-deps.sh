@@ -16,6 +16,8 @@ packages=(
   libzstd-dev zstd heaptrack strace clang libclang-rt-14-dev
   # drop-in allocators listed in allocators/manifest.tsv
   libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2
+  # real-program workloads (prog-*, workloads/programs/program_table.cpp); python3 and gcc come above
+  sqlite3 lua5.4 ghostscript redis-server redis-tools xz-utils rocksdb-tools
   # analysis package (Python under /usr/bin/python3) and its pybind11 extension
   python3 python3-dev pybind11-dev python3-numpy python3-pandas python3-scipy python3-matplotlib
   # test-time tools: pytest, JSON-schema validation, headless Chromium for the report test

@@ -88,6 +88,9 @@ def _legend_text(entry: dict) -> str:
     """What a workload is (the registry's summary) and where its net cost is."""
     if entry["void_baseline"]:
         where = "Net cycles/pair are in the Summary table."
+    elif entry["table"] == "program":
+        where = ("No void baseline: a real program's own figures (wall, user and system time, peak RSS and faults of its "
+                 "process tree, from wait4), one fresh process per repetition under each drop-in allocator.")
     elif entry["table"] == "false_sharing":
         where = "No void baseline: the slowdown is against private cache-line-aligned objects measured in the same cell."
     else:

@@ -23,6 +23,9 @@ struct Metric {
   bool headline = false;        // the figure a workload's allocators are ranked by
   bool mib = false;             // a byte count tables show in MiB
   bool in_table = false;        // a column of the workload's Markdown summary table
+  // The figure a workload's allocators are ranked by for memory (the verdict's memory line); a
+  // workload without one is ranked by overhead_ratio where its records carry it.
+  bool memory_headline = false;
 };
 
 // A field of `workload_metrics` (shown as a column of its workload's table unless `in_table` is false).

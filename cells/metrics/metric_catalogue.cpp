@@ -44,6 +44,7 @@ nlohmann::json metric_catalogue_json() {
                    {"mib", m.mib},
                    {"definition", m.definition},
                    {"headline", m.headline},
+                   {"memory_headline", m.memory_headline},
                    {"in_table", m.in_table},
                    {"workloads", e.workloads}});
   }
@@ -68,7 +69,7 @@ std::string metric_catalogue_markdown() {
   for (const CatalogueEntry& e : metric_catalogue()) {
     const Metric& m = *e.metric;
     const std::string where = m.place == MetricPlace::record ? "top level" : std::string(to_string(m.place));
-    md += "| `" + std::string(m.name) + "`" + (m.headline ? " (headline)" : "") + " | " + where + " | " + std::string(m.unit) + " | " +
+    md += "| `" + std::string(m.name) + "`" + (m.headline ? " (headline)" : "") + (m.memory_headline ? " (memory headline)" : "") + " | " + where + " | " + std::string(m.unit) + " | " +
           workload_text(e.workloads) + " | " + std::string(m.definition) + " |\n";
   }
   return md;

@@ -22,7 +22,7 @@ struct CatalogueEntry {
 // Metric declarations share a place and name (one figure must have one definition).
 std::vector<CatalogueEntry> metric_catalogue();
 
-// [{"name", "place", "unit", "label", "decimals", "mib", "definition", "headline", "in_table", "workloads"}]
+// [{"name", "place", "unit", "label", "decimals", "mib", "definition", "headline", "memory_headline", "in_table", "workloads"}]
 nlohmann::json metric_catalogue_json();
 
 // The Markdown section results/README.md carries between its "metric catalogue" markers.

@@ -21,7 +21,7 @@ DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 # Small values for the options of the shipped workloads: each cell well under a second.
 SMALL = {"--slots": "65536", "--iterations": "200000", "--max-size-exp": "10", "--nodes": "2000", "--searches": "2000",
          "--live-bytes": "200000", "--drop-pause-ms": "0", "--objects": "4", "--writes": "50", "--fs-rounds": "50",
-         "--larson-rounds": "4"}
+         "--larson-rounds": "4", "--prog-work": "20"}
 
 pytestmark = pytest.mark.skipif(not EXE, reason="ALLOCSTRESS (the CLI) is set by CTest")
 

@@ -35,7 +35,7 @@ LEVEL = st.CONFIDENCE
 RESAMPLES = st.BOOTSTRAP_RESAMPLES
 SEED = st.BOOTSTRAP_SEED
 ASPECTS = ("speed", "memory")
-NO_PROGRAMS = ("no real-program records (workload prog-PROGRAM, registry family programs) with status ok: the fidelity "
+NO_PROGRAMS = ("no real-program timing records (workload prog-PROGRAM, registry family programs): the fidelity "
                "table compares programs with their models (accepted: a results file of `allocstress programs`, holding "
                "prog-P records and model instances such as replay:prog-P, fitted:prog-P, alloc-test:prog-P, lifetime:prog-P)")
 
@@ -128,13 +128,14 @@ def figure_of(record: dict, metric: str) -> float | None:
     return -float(v) if metric in HIGHER_IS_BETTER else float(v)
 
 
-def _ok_timing(runs: Runs):
-    """(run, record) of every ok, undisturbed timing iteration record."""
+def timing_records(runs: Runs):
+    """(run, record, usable) of every timing iteration record; usable: ok and undisturbed (the
+    repetitions every median is taken over)."""
     for run, doc in zip(runs.run_names(), runs.documents):
         for e in doc["benchmarks"]:
-            if (e.get("run_type") == "iteration" and e.get("status") == "ok" and (e.get("mode") or "timing") == "timing"
-                    and not is_disturbed(e) and isinstance(e.get("workload"), str)):
-                yield run, e
+            if (e.get("run_type") == "iteration" and (e.get("mode") or "timing") == "timing"
+                    and isinstance(e.get("workload"), str)):
+                yield run, e, e.get("status") == "ok" and not is_disturbed(e)
 
 
 def _cell_values(records: list[dict], metric: str) -> tuple[np.ndarray, str]:
@@ -232,31 +233,35 @@ def _model_order(models: list[str]) -> list[str]:
 
 def fidelity_table(runs: Runs) -> pd.DataFrame:
     """One row per run x program x model x model threads x aspect (COLUMNS), programs and models in
-    the order they first appear (models: MODEL_ORDER first).  ResultsError when `runs` hold no ok
-    real-program record.  A model is compared at every thread count it ran; the program at its own
+    the order they first appear (models: MODEL_ORDER first).  ResultsError when `runs` hold no
+    real-program timing record; a program or model none of whose records is ok and undisturbed gets
+    rows with rho n/a and that note.  A model is compared at every thread count it ran; the program at its own
     (when it ran several, each model thread count with the same count of the program)."""
-    cells: dict[tuple, dict[str, list[dict]]] = {}  # (run, workload, threads) -> allocator -> records
-    for run, e in _ok_timing(runs):
-        cells.setdefault((run, e["workload"], int(e["threads"])), {}).setdefault(e["allocator"], []).append(e)
-    programs = list(dict.fromkeys((run, w) for run, w, _ in cells if is_program(w)))
+    cells: dict[tuple, dict[str, list[dict]]] = {}  # (run, workload, threads) -> allocator -> usable records
+    seen: dict[tuple, dict[int, None]] = {}  # (run, workload) -> its thread counts, whatever the records' status
+    for run, e, usable in timing_records(runs):
+        seen.setdefault((run, e["workload"]), {})[int(e["threads"])] = None
+        if usable:
+            cells.setdefault((run, e["workload"], int(e["threads"])), {}).setdefault(e["allocator"], []).append(e)
+    programs = [key for key in seen if is_program(key[1])]
     if not programs:
         raise ResultsError(", ".join(runs.paths) + ": " + NO_PROGRAMS)
     rows = []
     for run, program in programs:
-        prog_threads = [t for r, w, t in cells if (r, w) == (run, program)]
-        models = _model_order(list(dict.fromkeys(w for r, w, _ in cells if r == run and model_of(w, [program]))))
+        prog_threads = list(seen[(run, program)])
+        models = _model_order([w for r, w in seen if r == run and model_of(w, [program])])
         if not models:
             for aspect in ASPECTS:
                 rows.append(_empty_row(run, program, prog_threads[0], aspect, "no model instance (replay:"
                                        f"{program}, fitted:{program}, alloc-test:{program}, lifetime:{program}) in the results"))
             continue
         for model in models:
-            for model_threads in [t for r, w, t in cells if (r, w) == (run, model)]:
+            for model_threads in seen[(run, model)]:
                 for pt in prog_threads:
                     if len(prog_threads) > 1 and pt != model_threads:
                         continue
-                    rows += _rows(run, program, pt, model, model_threads, cells[(run, program, pt)],
-                                  cells[(run, model, model_threads)])
+                    rows += _rows(run, program, pt, model, model_threads, cells.get((run, program, pt), {}),
+                                  cells.get((run, model, model_threads), {}))
     return pd.DataFrame(rows, columns=COLUMN_NAMES)
 
 
@@ -276,7 +281,10 @@ def _rows(run, program, prog_threads, model, model_threads, prog_records, model_
         model_values = {a: _cell_values(r, mmetric) for a, r in model_records.items()}
         result = correlate(prog, {a: v for a, (v, _) in model_values.items()},
                            {a: why for a, (_, why) in model_values.items() if why})
-        if not any(v.size for v in prog.values()):
+        if not prog_records or not model_records:
+            result["note"] = f"no ok, undisturbed repetition of the {'program' if not prog_records else 'model'} (every " \
+                             "record failed, skipped or disturbed: see the report's warnings)"
+        elif not any(v.size for v in prog.values()):
             result["note"] = f"the program's records carry no {pmetric}" + (f"; {result['note']}" if result["note"] else "")
         out.append({"run": run, "program": program, "program_threads": prog_threads, "model": model,
                     "model_base": catalogue.base_name(model), "model_threads": model_threads, "aspect": aspect,

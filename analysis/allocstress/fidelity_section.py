@@ -16,8 +16,8 @@ TITLE = "Fidelity: do the models rank allocators like the real programs?"
 
 
 def has_programs(runs: Runs) -> bool:
-    """Whether some ok timing record is a real program's (prog-P): then the report has this section."""
-    return any(fd.is_program(e["workload"]) for _, e in fd._ok_timing(runs))
+    """Whether some timing record is a real program's (prog-P): then the report has this section."""
+    return any(fd.is_program(e["workload"]) for _, e, _ in fd.timing_records(runs))
 
 
 def fidelity_section(table: pd.DataFrame | None, out_dir: str) -> list[str]:

@@ -84,31 +84,46 @@ def _phrase(r) -> str:
     return f"{text} ({detail})"
 
 
-def readings(table: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """(run, program, reading) per program: per aspect, what each model does."""
-    out = []
+def _one_reason(rows) -> str:
+    """A program's whole reading when none of its rows has a rho for one shared reason (no model
+    instance; every model n/a alike, e.g. the program's records all disturbed), else ''."""
+    found = {r["note"] for r in rows}
+    if len(found) != 1 or any(r["verdict"] != "n/a" for r in rows):
+        return ""
+    return ("n/a for every model: " if rows[0]["model"] else "") + found.pop()
+
+
+def _programs(table: pd.DataFrame):
+    """(run, program, its rows) in table order."""
     for (run, program), group in table.groupby(["run", "program"], sort=False):
-        if not group["model"].astype(bool).any():
-            out.append((run, program, str(group["note"].iloc[0])))
-            continue
-        parts = []
-        for aspect in fd.ASPECTS:
-            rows = [r for _, r in group[group["aspect"] == aspect].iterrows()]
-            parts.append(f"{aspect.capitalize()}: " + "; ".join(_phrase(r) for r in rows) + ".")
-        out.append((run, program, " ".join(parts)))
+        yield run, program, [r for _, r in group.iterrows()]
+
+
+def readings(table: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(run, program, reading) per program: per aspect, what each model does (_one_reason instead
+    where there is nothing to read)."""
+    out = []
+    for run, program, rows in _programs(table):
+        text = _one_reason(rows) or " ".join(
+            f"{aspect.capitalize()}: " + "; ".join(_phrase(r) for r in rows if r["aspect"] == aspect) + "."
+            for aspect in fd.ASPECTS)
+        out.append((run, program, text))
     return out
 
 
 def notes(table: pd.DataFrame) -> list[str]:
-    """Why a correlation or interval is n/a and which allocators were left out, one line each."""
-    out = []
-    for _, r in table[table["model"].astype(bool)].iterrows():  # a program without models: its reading says so
-        where = f"{r['program']}, {model_name(r)}, {r['aspect']}"
-        if r["note"]:
-            out.append(f"{where}: {r['note']}")
-        if r["left_out"]:
-            out.append(f"{where}: not ranked: " + "; ".join(r["left_out"]))
-    return list(dict.fromkeys(out))
+    """Why a correlation or interval is n/a and which allocators were left out, one line per
+    program x model x reason naming the aspects it applies to; none for a program whose reading
+    is its one reason."""
+    found: dict[tuple, list[str]] = {}
+    for _, program, rows in _programs(table):
+        if _one_reason(rows):
+            continue
+        for r in rows:
+            left = ["not ranked: " + "; ".join(r["left_out"])] if r["left_out"] else []
+            for text in ([r["note"]] if r["note"] else []) + left:
+                found.setdefault((program, model_name(r), text), []).append(r["aspect"])
+    return [f"{program}, {model} ({' and '.join(aspects)}): {text}" for (program, model, text), aspects in found.items()]
 
 
 def to_markdown(table: pd.DataFrame) -> str:

@@ -197,7 +197,7 @@ def test_a_program_without_models_says_so(tmp_path):
 
 
 def test_a_file_without_programs_is_refused(tmp_path):
-    with pytest.raises(ResultsError, match="no real-program records"):
+    with pytest.raises(ResultsError, match="no real-program timing records"):
         fd.fidelity_table(load_runs([GOLDEN]))
 
 
@@ -235,7 +235,7 @@ def test_cli_refuses_a_file_without_programs_in_one_line(via_binary, tmp_path):
     p = subprocess.run(cmd, capture_output=True, text=True) if via_binary else run_cli(GOLDEN)
     assert p.returncode == 2 and p.stdout == ""
     lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("allocstress: error: ") and "no real-program records" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("allocstress: error: ") and "no real-program timing records" in lines[0]
     assert "accepted:" in lines[0]
 
 
@@ -250,3 +250,15 @@ def test_report_has_the_section_only_with_programs(tmp_path):
     assert os.path.exists(tmp_path / "report" / "fidelity.md") and os.path.exists(tmp_path / "report" / "fidelity.csv")
     plain = open(allocstress.report(GOLDEN, str(tmp_path / "plain"))).read()
     assert 'id="fidelity"' not in plain and not os.path.exists(tmp_path / "plain" / "fidelity.md")
+
+
+def test_a_model_whose_records_are_all_disturbed_keeps_its_rows_with_the_reason(tmp_path):
+    records = program("prog-x", PROGRAM) + model("replay:prog-x", PROGRAM) + model("alloc-test:prog-x", PROGRAM)
+    for e in records:
+        if e["workload"] == "alloc-test:prog-x":
+            e["interference"] = {"disturbed": True}
+    table = table_of(tmp_path, records)
+    assert row(table, "replay:prog-x")["rho"] == 1.0
+    disturbed = row(table, "alloc-test:prog-x")
+    assert disturbed["n"] == 0 and disturbed["verdict"] == "n/a"
+    assert disturbed["note"].startswith("no ok, undisturbed repetition of the model")

@@ -96,6 +96,9 @@ def build_parser() -> OneLineParser:
                      help="A results file with real-program records (prog-P) and their models (replay:prog-P, ...), "
                           "e.g. from allocstress programs")
     fid.add_argument("--json", action="store_true", help="Print the table as JSON on stdout instead of the text (default text)")
+    fid.add_argument("--model-memory", default="peak_rss_bytes", choices=["peak_rss_bytes", "overhead_ratio"], metavar="METRIC",
+                     help="The models' memory figure ranked against the program's peak RSS: peak_rss_bytes (the same "
+                          "measurement) or overhead_ratio (leaves out the RSS held before the measured phase) (default peak_rss_bytes)")
     parser.commands = {"report": rep, "compare": cmp, "fidelity": fid}
     return parser
 
@@ -182,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "fidelity":
             from . import fidelity, fidelity_text
-            table = fidelity.load_fidelity([args.results])
+            table = fidelity.load_fidelity([args.results], args.model_memory)
             print(fidelity_text.to_json(table) if args.json else fidelity_text.to_markdown(table), end="")
             return 0
         return run_compare(args, parser.commands["compare"])

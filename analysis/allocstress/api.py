@@ -37,14 +37,15 @@ def compare(a, b, metric: str | None = None, threshold=compare_decision.DEFAULT_
     return compare_result.compare_loaded(load_runs(paths), metric, compare_decision.parse_threshold(threshold))
 
 
-def fidelity(source):
+def fidelity(source, model_memory: str = "peak_rss_bytes"):
     """The fidelity table of the results files `source` (a path, glob or list, as for load): a
     DataFrame with one row per program x model x aspect (speed, memory) holding Spearman's rho of
     the allocators' medians, its bootstrap interval, n, the too-few flag, the verdict and the
     allocator that moved most (columns: allocstress.fidelity.COLUMNS); `df.attrs["readings"]`:
-    [(run, program, reading)].  ResultsError when the files hold no real-program records."""
+    [(run, program, reading)].  model_memory: the models' memory figure, peak_rss_bytes or
+    overhead_ratio.  ResultsError when the files hold no real-program records."""
     from . import fidelity_text
-    table = _fidelity.fidelity_table(load_runs(resolve_paths(source)))
+    table = _fidelity.fidelity_table(load_runs(resolve_paths(source)), model_memory)
     table.attrs["readings"] = fidelity_text.readings(table)
     return table
 

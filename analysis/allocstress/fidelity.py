@@ -5,8 +5,9 @@ the per-allocator medians over the allocators both ran, with a bootstrap interva
 
 The figures: a program is ranked by its registry headline (wall_s when this build does not know
 it) and by its peak RSS (peak_rss_mib); a model by its workload's headline (net cycles per pair)
-and by its overhead ratio (the memory figure its own tables rank by; peak_rss_bytes for a model
-without one).  Lower is better in every one of them."""
+and by its peak RSS (peak_rss_bytes: the same measurement, VmHWM, so like is ranked against like;
+MODEL_MEMORY_CHOICES: or its overhead ratio, which leaves out the RSS held before the measured
+phase).  Lower is better in every one of them."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ PROGRAM_FAMILY = "programs"       # ... in this registry family
 MODEL_ORDER = ("replay", "fitted", "alloc-test", "lifetime")  # models of a program shown first, in this order
 PROGRAM_SPEED = "wall_s"          # a program's speed figure when the registry does not name its headline
 PROGRAM_MEMORY = "peak_rss_mib"   # a program's memory figure (else the first peak_rss* metric it carries)
-MODEL_MEMORY = "overhead_ratio"   # a model's memory figure where its workload carries it ...
-MODEL_MEMORY_FALLBACK = "peak_rss_bytes"  # ... else its peak RSS
+MODEL_MEMORY = "peak_rss_bytes"   # a model's memory figure (default) ...
+MODEL_MEMORY_CHOICES = ("peak_rss_bytes", "overhead_ratio")  # ... or the other, where its workload carries it
 HIGHER_IS_BETTER = {"throughput"}  # figures ranked in reverse (none of the defaults)
 MIN_ALLOCATORS = 4                # below this many allocators a rank correlation says little
 TOO_FEW = "too few allocators to rank"
@@ -49,7 +50,7 @@ COLUMNS = [
     ("model_threads", "threads", "Threads of the model's records compared."),
     ("aspect", "-", "speed or memory."),
     ("program_metric", "-", "The program's figure ranked (wall_s, peak_rss_mib)."),
-    ("model_metric", "-", "The model's figure ranked (net_cycles_per_pair, overhead_ratio)."),
+    ("model_metric", "-", "The model's figure ranked (net_cycles_per_pair; peak_rss_bytes, or overhead_ratio when chosen)."),
     ("n", "count", "Allocators with a value of both figures (ok, undisturbed timing repetitions): the allocators ranked."),
     ("allocators", "-", "Those allocators, by the program's rank (fastest / leanest first)."),
     ("rho", "[-1, 1]", "Spearman's rank correlation of the program's per-allocator medians with the model's: 1 = the "
@@ -107,10 +108,12 @@ def program_metrics(workload: str) -> tuple[str, str]:
     return speed, memory
 
 
-def model_metrics(workload: str) -> tuple[str, str]:
-    """(speed, memory) figure of a model: its workload's headline, and MODEL_MEMORY where it carries it."""
+def model_metrics(workload: str, memory: str = MODEL_MEMORY) -> tuple[str, str]:
+    """(speed, memory) figure of a model: its workload's headline, and `memory` (one of
+    MODEL_MEMORY_CHOICES) where its workload carries it, else the other choice."""
     carried = _carried(workload)
-    return catalogue.headline_metric(workload), MODEL_MEMORY if MODEL_MEMORY in carried or not carried else MODEL_MEMORY_FALLBACK
+    other = next(m for m in MODEL_MEMORY_CHOICES if m != memory)
+    return catalogue.headline_metric(workload), memory if memory in carried or not carried or other not in carried else other
 
 
 def _is_number(v) -> bool:
@@ -231,12 +234,15 @@ def _model_order(models: list[str]) -> list[str]:
     return known + [m for m in models if m not in known]
 
 
-def fidelity_table(runs: Runs) -> pd.DataFrame:
+def fidelity_table(runs: Runs, model_memory: str = MODEL_MEMORY) -> pd.DataFrame:
     """One row per run x program x model x model threads x aspect (COLUMNS), programs and models in
     the order they first appear (models: MODEL_ORDER first).  ResultsError when `runs` hold no
     real-program timing record; a program or model none of whose records is ok and undisturbed gets
-    rows with rho n/a and that note.  A model is compared at every thread count it ran; the program at its own
-    (when it ran several, each model thread count with the same count of the program)."""
+    rows with rho n/a and that note.  A model is compared at every thread count it ran; the program
+    at its own (when it ran several, each model thread count with the same count of the program).
+    `model_memory`: the models' memory figure (MODEL_MEMORY_CHOICES)."""
+    if model_memory not in MODEL_MEMORY_CHOICES:
+        raise ValueError(f"model memory figure '{model_memory}' (accepted: {', '.join(MODEL_MEMORY_CHOICES)})")
     cells: dict[tuple, dict[str, list[dict]]] = {}  # (run, workload, threads) -> allocator -> usable records
     seen: dict[tuple, dict[int, None]] = {}  # (run, workload) -> its thread counts, whatever the records' status
     for run, e, usable in timing_records(runs):
@@ -261,7 +267,7 @@ def fidelity_table(runs: Runs) -> pd.DataFrame:
                     if len(prog_threads) > 1 and pt != model_threads:
                         continue
                     rows += _rows(run, program, pt, model, model_threads, cells.get((run, program, pt), {}),
-                                  cells.get((run, model, model_threads), {}))
+                                  cells.get((run, model, model_threads), {}), model_memory)
     return pd.DataFrame(rows, columns=COLUMN_NAMES)
 
 
@@ -274,9 +280,9 @@ def _empty_row(run, program, threads, aspect, note) -> dict:
     return row
 
 
-def _rows(run, program, prog_threads, model, model_threads, prog_records, model_records) -> list[dict]:
+def _rows(run, program, prog_threads, model, model_threads, prog_records, model_records, model_memory) -> list[dict]:
     out = []
-    for aspect, pmetric, mmetric in zip(ASPECTS, program_metrics(program), model_metrics(model)):
+    for aspect, pmetric, mmetric in zip(ASPECTS, program_metrics(program), model_metrics(model, model_memory)):
         prog = {a: _cell_values(r, pmetric)[0] for a, r in prog_records.items()}
         model_values = {a: _cell_values(r, mmetric) for a, r in model_records.items()}
         result = correlate(prog, {a: v for a, (v, _) in model_values.items()},
@@ -292,6 +298,6 @@ def _rows(run, program, prog_threads, model, model_threads, prog_records, model_
     return out
 
 
-def load_fidelity(paths) -> pd.DataFrame:
+def load_fidelity(paths, model_memory: str = MODEL_MEMORY) -> pd.DataFrame:
     """fidelity_table of results files (paths); ResultsError for a bad file or one without programs."""
-    return fidelity_table(load_runs(list(paths)))
+    return fidelity_table(load_runs(list(paths)), model_memory)

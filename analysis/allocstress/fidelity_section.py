@@ -37,7 +37,7 @@ def fidelity_section(table: pd.DataFrame | None, out_dir: str) -> list[str]:
     notes = ft.notes(table)
     if notes:
         parts.append('<div class="warn"><ul>' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul></div>")
-    parts += [f'<p class="legend">{escape(ft.LEGEND)}</p>',
+    parts += [f'<p class="legend">{escape(ft.legend(table))}</p>',
               '<p class="legend">As files: <a href="fidelity.md">Markdown</a>, <a href="fidelity.csv">CSV</a> '
               "(every column, documented in docs/analysis.md#fidelity).</p>"]
     return parts

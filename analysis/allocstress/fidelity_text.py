@@ -11,14 +11,24 @@ import pandas as pd
 
 from . import fidelity as fd
 
-LEGEND = (f"rho = Spearman's rank correlation between the program's per-allocator medians and the model's, over the "
-          f"allocators both ran (drop-ins: programs run no in-tree allocator): 1 = the model ranks the allocators in "
-          f"the program's order, -1 = reversed, ~0 = unrelated.  Speed: the program's wall time against the model's "
-          f"headline (net cycles per pair); memory: the program's peak RSS against the model's overhead ratio.  "
-          f"[interval] = {fd.LEVEL:.0%} percentile bootstrap of rho ({fd.RESAMPLES} resamples of every cell's "
-          f"repetitions, program and model, fixed seed).  n = allocators ranked.  † = {fd.TOO_FEW} (n < "
-          f"{fd.MIN_ALLOCATORS}).  Moved most = the allocator whose rank differs most, rank 1 = fastest / leanest.  "
-          f"A model agrees at rho >= {fd.AGREES} with the interval above 0, fails at rho <= {fd.FAILS}.")
+MEMORY_WORDS = {"peak_rss_bytes": "peak RSS", "overhead_ratio": "overhead ratio (leaving out the RSS held before its "
+                "measured phase)"}
+
+
+def legend(table: pd.DataFrame) -> str:
+    """How to read the table; names the models' memory figure(s) the table used."""
+    used = [m for m in dict.fromkeys(table.loc[table["aspect"] == "memory", "model_metric"]) if m]
+    memory = " / ".join(MEMORY_WORDS.get(m, m) for m in used) or "peak RSS"
+    return (f"rho = Spearman's rank correlation between the program's per-allocator medians and the model's, over the "
+            f"allocators both ran (drop-ins: programs run no in-tree allocator): 1 = the model ranks the allocators in "
+            f"the program's order, -1 = reversed, ~0 = unrelated.  Speed: the program's wall time against the model's "
+            f"headline (net cycles per pair); memory: the program's peak RSS against the model's {memory}.  "
+            f"[interval] = {fd.LEVEL:.0%} percentile bootstrap of rho ({fd.RESAMPLES} resamples of every cell's "
+            f"repetitions, program and model, fixed seed).  n = allocators ranked.  † = {fd.TOO_FEW} (n < "
+            f"{fd.MIN_ALLOCATORS}).  Moved most = the allocator whose rank differs most, rank 1 = fastest / leanest.  "
+            f"A model agrees at rho >= {fd.AGREES} with the interval above 0, fails at rho <= {fd.FAILS}.")
+
+
 WORDS = {"agrees": " ranks like the program", "partly": " ranks partly like the program", "fails": " does not",
          fd.TOO_FEW: ": " + fd.TOO_FEW, "n/a": ": n/a"}
 
@@ -136,7 +146,7 @@ def to_markdown(table: pd.DataFrame) -> str:
     extra = notes(table)
     if extra:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in extra]
-    return "\n".join(lines + ["", LEGEND]) + "\n"
+    return "\n".join(lines + ["", legend(table)]) + "\n"
 
 
 def _plain(v):
@@ -154,6 +164,7 @@ def _plain(v):
 def to_dict(table: pd.DataFrame) -> dict:
     """The table as JSON-ready data: rows (COLUMNS, NaN as null), readings, and how rho and its interval were computed."""
     return {"statistic": "Spearman rank correlation of per-allocator medians", "interval": "percentile bootstrap",
+            "model_memory": [m for m in dict.fromkeys(table.loc[table["aspect"] == "memory", "model_metric"]) if m],
             "level": fd.LEVEL, "resamples": fd.RESAMPLES, "seed": fd.SEED, "min_allocators": fd.MIN_ALLOCATORS,
             "rows": [{c: _plain(r[c]) for c in fd.COLUMN_NAMES} for _, r in table.iterrows()],
             "readings": [{"run": run, "program": program, "reading": text} for run, program, text in readings(table)]}

@@ -36,10 +36,11 @@ def program_record(program, allocator, rep, wall_s, peak_rss_mib, threads=1):
 
 
 def model_record(model, allocator, rep, cycles, overhead, threads=1, **extra):
-    """One fixture record of a model instance (net cycles per pair, overhead ratio)."""
+    """One fixture record of a model instance (net cycles per pair, overhead ratio, and a peak RSS
+    in the overhead's order unless given)."""
     return {"run_type": "iteration", "name": f"{model}/{allocator}/threads:{threads}", "workload": model,
             "allocator": allocator, "threads": threads, "status": "ok", "mode": "timing", "repetition_index": rep,
-            "net_cycles_per_pair": cycles, "overhead_ratio": overhead, **extra}
+            "net_cycles_per_pair": cycles, "overhead_ratio": overhead, "peak_rss_bytes": 1e7 * overhead, **extra}
 
 
 def spread(median, width=0.01, reps=5):
@@ -107,7 +108,7 @@ def test_perfect_agreement_is_one_and_reversed_is_minus_one(tmp_path):
     assert (same["ci_low"], same["ci_high"]) == (1.0, 1.0) and (rev["ci_low"], rev["ci_high"]) == (-1.0, -1.0)
     assert row(table, "replay:prog-x", "memory")["rho"] == 1.0 and row(table, "alloc-test:prog-x", "memory")["rho"] == -1.0
     assert same["program_metric"] == "wall_s" and same["model_metric"] == "net_cycles_per_pair"
-    assert row(table, "replay:prog-x", "memory")[["program_metric", "model_metric"]].tolist() == ["peak_rss_mib", "overhead_ratio"]
+    assert row(table, "replay:prog-x", "memory")[["program_metric", "model_metric"]].tolist() == ["peak_rss_mib", "peak_rss_bytes"]
     assert same["allocators"] == list(PROGRAM)  # by the program's rank, fastest first
     # the reversed model: the program's fastest is last in the model
     assert rev["moved"] in ("system", "tbbmalloc") and abs(rev["moved_model_rank"] - rev["moved_program_rank"]) == 4
@@ -150,12 +151,27 @@ def test_an_invalid_overhead_leaves_that_allocator_out_of_memory_only(tmp_path):
     for e in records:
         if e["workload"] == "replay:prog-x" and e["allocator"] == "mimalloc":
             e.update(overhead_ratio=None, overhead_ratio_invalid="constructed: RSS grew by less than was live")
-    table = table_of(tmp_path, records)
+    table = fd.fidelity_table(load_runs([write_results(tmp_path, records)]), model_memory="overhead_ratio")
     assert row(table, "replay:prog-x")["n"] == 5
     memory = row(table, "replay:prog-x", "memory")
+    assert memory["model_metric"] == "overhead_ratio"
     assert memory["n"] == 4 and memory["left_out"] == [
         "mimalloc: overhead invalid (< 1): constructed: RSS grew by less than was live"]
     assert ft.markdown_rows(table)[1][0][2] == "5 / 4"
+
+
+def test_the_models_memory_figure_is_peak_rss_or_on_request_the_overhead_ratio(tmp_path):
+    # tbbmalloc holds much RSS before the measured phase: last by peak RSS, first by overhead ratio
+    overheads = {"system": 1.2, "jemalloc": 1.3, "tcmalloc": 1.4, "mimalloc": 1.5, "tbbmalloc": 1.1}
+    records = program("prog-x", PROGRAM) + [
+        model_record("replay:prog-x", a, i, PROGRAM[a], overheads[a], peak_rss_bytes=(5e7 if a == "tbbmalloc" else 0) + 1e7 * v)
+        for a in PROGRAM for i, v in enumerate(spread(PROGRAM[a]))]
+    path = write_results(tmp_path, records)
+    assert row(allocstress.fidelity(path), "replay:prog-x", "memory")["rho"] == 1.0
+    by_overhead = row(allocstress.fidelity(path, model_memory="overhead_ratio"), "replay:prog-x", "memory")
+    assert by_overhead["rho"] == 0.0 and by_overhead["moved"] == "tbbmalloc"  # sum d^2 = 4 x 1 + 16: rho 0
+    with pytest.raises(ValueError, match="accepted: peak_rss_bytes, overhead_ratio"):
+        allocstress.fidelity(path, model_memory="rss")
 
 
 def test_a_cell_of_one_repetition_has_rho_but_no_interval(tmp_path):

@@ -202,6 +202,7 @@ def correlate(program_cells: dict[str, np.ndarray], model_cells: dict[str, np.nd
     prog_medians = {a: float(np.median(program_cells[a])) for a in common}
     model_medians = {a: float(np.median(model_cells[a])) for a in common}
     common.sort(key=lambda a: (prog_medians[a], a))
+    prog_medians, model_medians = ({a: m[a] for a in common} for m in (prog_medians, model_medians))
     out = {"n": len(common), "allocators": common, "rho": math.nan, "ci_low": math.nan, "ci_high": math.nan,
            "ci_level": LEVEL, "undefined_resamples": 0, "too_few": len(common) < MIN_ALLOCATORS, "moved": "",
            "moved_model_rank": math.nan, "moved_program_rank": math.nan, "program_ranks": {}, "model_ranks": {},

@@ -57,7 +57,8 @@ def model_name(r) -> str:
     """The model's base name, with its threads where they differ from the program's."""
     if not r["model"]:
         return "-"
-    return r["model_base"] + ("" if r["model_threads"] == r["program_threads"] else f" ({int(r['model_threads'])} threads)")
+    threads = int(r["model_threads"])
+    return r["model_base"] + ("" if threads == r["program_threads"] else f" ({threads} thread{'s' * (threads != 1)})")
 
 
 def _pairs(table: pd.DataFrame):

@@ -99,12 +99,15 @@ def _carried(workload: str) -> list[str]:
 
 
 def program_metrics(workload: str) -> tuple[str, str]:
-    """(speed, memory) figure of a program: its registry headline and PROGRAM_MEMORY when the registry
-    lists them, else the first peak_rss* metric it lists; the defaults when this build does not know it."""
+    """(speed, memory) figure of a program: the metric catalogue's headline and memory headline
+    among the metrics its registry entry lists; where the catalogue flags none, PROGRAM_SPEED and
+    PROGRAM_MEMORY (or the first peak_rss* metric the entry lists) -- also when this build does not know it."""
     carried = _carried(workload)
     headline = catalogue.headline_metric(workload)
     speed = headline if headline in carried else PROGRAM_SPEED
-    memory = next((m for m in [PROGRAM_MEMORY] + carried if m in carried and m.startswith("peak_rss")), PROGRAM_MEMORY)
+    flagged = [m["name"] for m in catalogue.metric_entries() if m.get("memory_headline") and m["name"] in carried]
+    memory = next(iter(flagged), next((m for m in [PROGRAM_MEMORY] + carried if m in carried and m.startswith("peak_rss")),
+                                      PROGRAM_MEMORY))
     return speed, memory
 
 

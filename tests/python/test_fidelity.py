@@ -174,6 +174,20 @@ def test_the_models_memory_figure_is_peak_rss_or_on_request_the_overhead_ratio(t
         allocstress.fidelity(path, model_memory="rss")
 
 
+def test_a_programs_figures_come_from_the_catalogue_flags_when_the_registry_knows_it(monkeypatch):
+    # a stand-in registry entry and catalogue (this build's may not have the programs family yet)
+    entry = {"name": "prog-y", "family": "programs", "metrics": ["elapsed_s", "rss_top_kib", "wall_s", "peak_rss_mib"]}
+    flags = [{"name": "elapsed_s", "headline": True}, {"name": "rss_top_kib", "headline": False, "memory_headline": True},
+             {"name": "wall_s", "headline": False}, {"name": "peak_rss_mib", "headline": False}]
+    monkeypatch.setattr(fd.catalogue, "workload", lambda name: entry if name == "prog-y" else None)
+    monkeypatch.setattr(fd.catalogue, "metric_entries", lambda: tuple(flags))
+    assert fd.program_metrics("prog-y") == ("elapsed_s", "rss_top_kib")
+    assert fd.is_program("prog-y")
+    flags[1]["memory_headline"] = False  # no memory headline flagged: the peak RSS it lists
+    assert fd.program_metrics("prog-y") == ("elapsed_s", "peak_rss_mib")
+    assert fd.program_metrics("prog-unknown") == ("wall_s", "peak_rss_mib")  # a program this build does not know
+
+
 def test_a_cell_of_one_repetition_has_rho_but_no_interval(tmp_path):
     records = program("prog-x", PROGRAM, reps=1) + model("replay:prog-x", PROGRAM)
     r = row(table_of(tmp_path, records), "replay:prog-x")

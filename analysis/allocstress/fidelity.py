@@ -61,7 +61,7 @@ COLUMNS = [
     ("ci_level", "fraction", "Its nominal level (0.95)."),
     ("undefined_resamples", "count", "Resamples in which rho was undefined (one side's medians all equal), left out of the interval."),
     ("too_few", "bool", f"n < {MIN_ALLOCATORS}: {TOO_FEW} (rho of 3 allocators is one of -1, -0.5, 0.5, 1)."),
-    ("verdict", "text", f"'agrees' (rho >= {AGREES} and the interval above 0), 'fails' (rho <= {FAILS}), 'partly' "
+    ("verdict", "text", f"'agrees' (rho >= {AGREES} and the interval, where there is one, above 0), 'fails' (rho <= {FAILS}), 'partly' "
      f"(between, or the interval reaches 0), '{TOO_FEW}', or 'n/a'."),
     ("moved", "-", "The allocator whose rank differs most between model and program."),
     ("moved_model_rank", "rank", "Its rank in the model (1 = fastest / leanest)."),

@@ -1,6 +1,6 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
 // commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, slurm
-// submit|status|merge|run-cell, report, compare).  Every failure ends here as one line on stderr.
+// submit|status|merge|run-cell, report, compare, fidelity).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   // Analysis commands are implemented in Python: every argument is passed on untouched.
   CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
   CLI::App* compare = app.add_subcommand("compare", "Compare two results files: better, worse or no change per cell beyond --threshold; exit 4 when any is worse: compare A.json B.json");
-  for (CLI::App* sub : {report, compare}) {
+  CLI::App* fidelity = app.add_subcommand("fidelity", "Fidelity table: per real program and model, Spearman rank correlation of the allocators on speed and memory with a bootstrap interval: fidelity RESULTS.json [--json] [--model-memory METRIC]");
+  for (CLI::App* sub : {report, compare, fidelity}) {
     sub->set_help_flag();
     sub->allow_extras();
   }
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     if (slurm->parsed()) throw UsageError("slurm needs a command (accepted: submit, status, merge, run-cell; see allocstress slurm --help)");
     if (report->parsed()) return exec_python_command("report", report->remaining());
     if (compare->parsed()) return exec_python_command("compare", compare->remaining());
+    if (fidelity->parsed()) return exec_python_command("fidelity", fidelity->remaining());
     return matrix.execute(command_line);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

@@ -1,4 +1,4 @@
-// The analysis commands (report, compare) live in the Python package `allocstress`; the CLI runs
+// The analysis commands (report, compare, fidelity) live in the Python package `allocstress`; the CLI runs
 // them with Debian's interpreter and the package from the build tree, or from the install prefix
 // beside the executable (<prefix>/lib/python3/dist-packages).
 #pragma once

@@ -9,9 +9,10 @@ the HTML report, run-to-run comparisons, figures and allocation traces.
 
     allocstress.report("out/run.json", "out/run-report")  # the HTML report; returns index.html
     allocstress.compare("a.json", "b.json", threshold=5)  # `allocstress compare`: a Comparison (.cells, .exit_status)
+    allocstress.fidelity("out/programs.json")              # `allocstress fidelity`: rho of programs vs models
     t = allocstress.traces.load_trace("prog.ast"); t.to_dataframe()   # events with op names
 
-Exported: load, summary, plot_summary, report, compare (compare_files, Comparison), the figure functions of allocstress.plots
+Exported: load, summary, plot_summary, report, compare (compare_files, Comparison), fidelity, the figure functions of allocstress.plots
 (figure_panels, then plot_relative_cost, plot_repetitions, plot_overhead, ...: every plot_* of the figure_* modules), traces, ResultsError, Runs, load_runs and
 read_results (the files as the package reads them internally), the statistics (median_ci, ...), the
 tables (summary_table, to_markdown, ...), __version__ and build_info().  The C++ core is
@@ -21,7 +22,7 @@ allocstress._core (workload distributions, results reader, trace reader and writ
 import importlib
 import pkgutil
 
-from . import api, compare, plots, report, traces
+from . import api, compare, fidelity, plots, report, traces
 from .frame import load
 from .loading import ResultsError, Runs, load_runs, read_results
 from .statistics import (ALPHA, UNSTABLE_HALF_WIDTH, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
@@ -45,7 +46,7 @@ globals().update(_FIGURE_FUNCTIONS)
 
 __all__ = [
     "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_HALF_WIDTH", "__version__", "build_info",
-    "coefficient_of_variation", "compare", "figure_panels", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
+    "coefficient_of_variation", "compare", "fidelity", "figure_panels", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
     "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
     "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
 ]

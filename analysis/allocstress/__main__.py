@@ -1,4 +1,4 @@
-"""Command line of the analysis package (reached as `allocstress report|compare ...`):
+"""Command line of the analysis package (reached as `allocstress report|compare|fidelity ...`):
 
     report RESULTS... [-o DIR] [--trace TRACE]...
                                  self-contained HTML report + tables (md, tex, csv) + figures;
@@ -88,7 +88,18 @@ def build_parser() -> OneLineParser:
     cmp.add_argument("--gbench-view", default=None, metavar="OUT.json",
                      help="Write one results file as Google Benchmark JSON whose real_time and cpu_time are the headline "
                           "figure in ns (or --metric's), for Google Benchmark's compare.py; - for stdout (default none)")
-    parser.commands = {"report": rep, "compare": cmp}
+    fid = sub.add_parser(
+        "fidelity", description="Fidelity table: per real program and model, how well the model ranks the allocators as "
+                                "the program does (Spearman rho of the medians, speed and memory, with a bootstrap interval)",
+        usage_lines=["allocstress fidelity [OPTIONS] RESULTS.json"])
+    fid.add_argument("results", metavar="RESULTS.json",
+                     help="A results file with real-program records (prog-P) and their models (replay:prog-P, ...), "
+                          "e.g. from allocstress programs")
+    fid.add_argument("--json", action="store_true", help="Print the table as JSON on stdout instead of the text (default text)")
+    fid.add_argument("--model-memory", default="peak_rss_bytes", choices=["peak_rss_bytes", "overhead_ratio"], metavar="METRIC",
+                     help="The models' memory figure ranked against the program's peak RSS: peak_rss_bytes (the same "
+                          "measurement) or overhead_ratio (leaves out the RSS held before the measured phase) (default peak_rss_bytes)")
+    parser.commands = {"report": rep, "compare": cmp, "fidelity": fid}
     return parser
 
 
@@ -171,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
             out = args.out or os.path.splitext(args.results[0])[0] + "-report"
             index = write_report(args.results, out, "allocstress " + shlex.join(argv), args.trace)
             print(index)
+            return 0
+        if args.command == "fidelity":
+            from . import fidelity, fidelity_text
+            table = fidelity.load_fidelity([args.results], args.model_memory)
+            print(fidelity_text.to_json(table) if args.json else fidelity_text.to_markdown(table), end="")
             return 0
         return run_compare(args, parser.commands["compare"])
     except (ResultsError, TraceFormatError) as e:

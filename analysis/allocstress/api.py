@@ -1,6 +1,7 @@
-"""The report and the comparison as plain functions, for notebooks and scripts: thin wrappers over
+"""The report, the comparison and the fidelity table as plain functions, for notebooks and scripts: thin wrappers over
 report.write_report and compare_result.compare_loaded (what `allocstress report` and
-`allocstress compare` run), taking the same inputs as allocstress.load."""
+`allocstress compare` run) and fidelity.fidelity_table (`allocstress fidelity`), taking the same
+inputs as allocstress.load."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import types
 
 from . import compare as _compare
 from . import compare_decision, compare_result
+from . import fidelity as _fidelity
 from . import report as _report
 from .frame import resolve_paths
 from .loading import ResultsError, load_runs
@@ -35,9 +37,22 @@ def compare(a, b, metric: str | None = None, threshold=compare_decision.DEFAULT_
     return compare_result.compare_loaded(load_runs(paths), metric, compare_decision.parse_threshold(threshold))
 
 
+def fidelity(source, model_memory: str = "peak_rss_bytes"):
+    """The fidelity table of the results files `source` (a path, glob or list, as for load): a
+    DataFrame with one row per program x model x aspect (speed, memory) holding Spearman's rho of
+    the allocators' medians, its bootstrap interval, n, the too-few flag, the verdict and the
+    allocator that moved most (columns: allocstress.fidelity.COLUMNS); `df.attrs["readings"]`:
+    [(run, program, reading)].  model_memory: the models' memory figure, peak_rss_bytes or
+    overhead_ratio.  ResultsError when the files hold no real-program records."""
+    from . import fidelity_text
+    table = _fidelity.fidelity_table(load_runs(resolve_paths(source)), model_memory)
+    table.attrs["readings"] = fidelity_text.readings(table)
+    return table
+
+
 class _CallableModule(types.ModuleType):
-    """A module that can also be called: `allocstress.report(...)` and `allocstress.compare(...)` are
-    these functions, while `allocstress.report.write_report`, `allocstress.compare.compare_runs` and
+    """A module that can also be called: `allocstress.report(...)`, `allocstress.compare(...)` and
+    `allocstress.fidelity(...)` are these functions, while `allocstress.report.write_report`, `allocstress.compare.compare_runs` and
     `from allocstress import compare` keep reaching the modules (the package, its CLI and its tests
     use them)."""
 
@@ -45,10 +60,10 @@ class _CallableModule(types.ModuleType):
         return _CALLS[self.__name__](*args, **kwargs)
 
 
-_CALLS = {_report.__name__: report, _compare.__name__: compare}
+_CALLS = {_report.__name__: report, _compare.__name__: compare, _fidelity.__name__: fidelity}
 
 
 def make_modules_callable() -> None:
-    """allocstress.report / allocstress.compare become callable as report() / compare() above."""
-    for module in (_report, _compare):
+    """allocstress.report / compare / fidelity become callable as report() / compare() / fidelity() above."""
+    for module in (_report, _compare, _fidelity):
         module.__class__ = _CallableModule

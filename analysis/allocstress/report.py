@@ -6,7 +6,8 @@ and its warnings, and the exact command lines.  The figures are figure_sections.
 workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
 allocstats series are drawn as memory over the trace; traces given with --trace get a section of
-their own (summary, sizes, threads, live bytes, lifetimes)."""
+their own (summary, sizes, threads, live bytes, lifetimes).  Results with real-program records
+(prog-P) get the fidelity table: how well each model ranks the allocators as the program does."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import figure_sections, geomean, phase_series, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from . import fidelity, fidelity_section, figure_sections, geomean, phase_series, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
 from . import _core
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .html_parts import cell_warnings, mark_warned_rows, markdown_lines_html, warned_cells, warnings_html
@@ -273,6 +274,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     replay_groups = traces.allocstats_groups(runs)
     workload_tables = workload_metrics.workload_tables(runs)
     phase_groups = phase_series.phase_groups(runs)
+    fidelity_table = fidelity.fidelity_table(runs) if fidelity_section.has_programs(runs) else None
     os.makedirs(out_dir, exist_ok=True)
     table = tables.summary_table(runs)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
@@ -287,6 +289,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     body += figure_sections.figures_section(runs, out_dir)
     body += _structure_sections(runs, out_dir)
     body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
+    body += fidelity_section.fidelity_section(fidelity_table, out_dir)
     body += _profile_sections(runs)
     body += _replay_sections(replay_groups, out_dir)
     for number, trace in enumerate(loaded_traces, 1):
@@ -298,6 +301,9 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
         structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
     body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
     body += workload_sections.columns_section(workload_tables)
+    if fidelity_table is not None:
+        body += ["<h3>Columns of the fidelity table (fidelity.csv)</h3>",
+                 _html_table(["column", "unit", "meaning"], [list(c) for c in fidelity.COLUMNS], left=3)]
     page = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>allocstress report</title>'
             f"<style>{STYLE}</style></head><body>" + "\n".join(body) + "</body></html>\n")
     index = os.path.join(out_dir, "index.html")

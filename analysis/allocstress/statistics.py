@@ -235,3 +235,22 @@ def geomean_ratio_interval(pairs, level: float = CONFIDENCE, resamples: int = BO
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return (float(np.exp(low)), float(np.exp(high)))
+
+
+def spearman_rows(a, b) -> np.ndarray:
+    """Spearman's rank correlation of each row of `a` with the same row of `b` (2-D arrays of one
+    shape, or one row each as 1-D): the Pearson correlation of the rows' average ranks (ties share
+    their mean rank), by 1 - 6 sum d^2 / (n (n^2 - 1)) where neither row has ties (exact: 1.0 for
+    the same order, -1.0 for the reversed one).  NaN for rows of fewer than 2 values or where
+    either row's values are all equal (no ranking)."""
+    a, b = np.atleast_2d(np.asarray(a, dtype=float)), np.atleast_2d(np.asarray(b, dtype=float))
+    rows, n = a.shape
+    if n < 2:
+        return np.full(rows, np.nan)
+    ra, rb = stats.rankdata(a, axis=1), stats.rankdata(b, axis=1)
+    da, db = ra - ra.mean(axis=1, keepdims=True), rb - rb.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (da * db).sum(axis=1) / np.sqrt((da * da).sum(axis=1) * (db * db).sum(axis=1))
+    tied = np.any(np.diff(np.sort(a, axis=1), axis=1) == 0, axis=1) | np.any(np.diff(np.sort(b, axis=1), axis=1) == 0, axis=1)
+    exact = 1 - 6 * ((ra - rb) ** 2).sum(axis=1) / (n * (n * n - 1))
+    return np.clip(np.where(tied, rho, exact), -1.0, 1.0)

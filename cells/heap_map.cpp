@@ -63,11 +63,11 @@ std::string base64(const std::vector<std::uint8_t>& bytes) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::uint32_t n = std::uint32_t(bytes[i]) << 16 | (i + 1 < bytes.size() ? std::uint32_t(bytes[i + 1]) << 8 : 0) |
-                            (i + 2 < bytes.size() ? bytes[i + 2] : 0);
-    out += kAlphabet[n >> 18 & 63];
-    out += kAlphabet[n >> 12 & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[n >> 6 & 63] : '=';
+    const std::uint32_t b1 = i + 1 < bytes.size() ? bytes[i + 1] : 0u, b2 = i + 2 < bytes.size() ? bytes[i + 2] : 0u;
+    const std::uint32_t n = (std::uint32_t(bytes[i]) << 16) | (b1 << 8) | b2;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
     out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
   }
   return out;

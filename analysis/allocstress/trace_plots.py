@@ -226,7 +226,12 @@ def plot_heap_map(heap_map: HeapMap, title: str, stem: str) -> str:
         spans = heap_map.spans or []
         for address, size, first_chunk in spans[1:]:
             img.axhline(heap_map.bin_of_chunk(first_chunk), color="#cc3311", linewidth=0.4, alpha=0.6)
-        labelled = sorted(sorted(spans, key=lambda s: -s[1])[:MAX_SPAN_LABELS], key=lambda s: s[2])
+        labelled = []  # the largest spans, none closer than 4% of the axis to a larger one (labels would overlap)
+        for span in sorted(spans, key=lambda s: -s[1]):
+            if len(labelled) < MAX_SPAN_LABELS and all(abs(span[2] - other[2]) / heap_map.chunks_per_bin >= 0.04 * heap_map.bins
+                                                       for other in labelled):
+                labelled.append(span)
+        labelled.sort(key=lambda s: s[2])
         img.set_yticks([heap_map.bin_of_chunk(c) for _, _, c in labelled],
                        [f"{a:#x} ({format_bytes(n)})" for a, n, _ in labelled], fontsize=6)
     else:

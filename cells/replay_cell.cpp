@@ -6,6 +6,11 @@
 // each thread, with the recorded live bytes, the RSS growth, the RSS-based overhead, the RSS
 // maximum so far and the mean cycles per operation since the thread's previous row.
 //
+// With --heap-map N the record also carries a heap map (cells/heap_map.hpp): the addresses the
+// blocks live at N points of the trace had in this very replay, read from the slot table after
+// the measured phase (the replay writes every block's address there anyway: the measured phase
+// does no extra work).  Which blocks are live at each point is worked out with the program.
+//
 // The program is built from the trace before the cell runs (the entry's `prepare`: in the
 // planner's process, or in a forked child of run/, so that decoding the trace never allocates
 // through the allocator under test) and named in the cell's inputs.
@@ -21,8 +26,10 @@
 #include "allocators/in_tree_registry.hpp"
 #include "allocators/void_allocator.hpp"
 #include "cells/cell_record.hpp"
+#include "cells/heap_map.hpp"
 #include "cells/params_json.hpp"
 #include "cells/metrics/record_metrics.hpp"
+#include "workloads/replay/heap_map_frames.hpp"
 #include "workloads/replay/replay_program.hpp"
 #include "platform/process_memory.hpp"
 
@@ -150,6 +157,33 @@ std::filesystem::path program_path(const nlohmann::json& inputs) {
   return word_field(inputs, "program");
 }
 
+// The heap map of the replay just measured, or {"frames", "unavailable": why}.  pre: the measured
+// phase is over; the slot table holds every produced block's address.
+nlohmann::json replay_heap_map(const Cell& cell, const AllocatorSpec& allocator, const SlotTable& slots, const std::string& failure) {
+  const unsigned frames = unsigned(cell.params.value("heap_map_frames", std::uint64_t{0}));
+  auto unavailable = [&](const std::string& why) { return nlohmann::json{{"frames", frames}, {"unavailable", why}}; };
+  if (allocator.name == VoidAllocator::name()) return unavailable("void hands out the same buffer again and again: its addresses are no heap");
+  if (counting_measured_phase()) return unavailable("a counts cell counts instructions; the timing cells carry the heap map");
+  if (!failure.empty()) return unavailable("the replay did not complete");
+  if (!cell.inputs.is_object() || !cell.inputs.contains("heap_map"))
+    return unavailable("the cell's inputs name no heap-map frames (they are built from --trace with --heap-map before the cell runs)");
+  HeapMapFrames plan;
+  try {
+    plan = load_heap_map_frames(word_field(cell.inputs, "heap_map"));
+  } catch (const std::exception& e) {
+    return unavailable(e.what());
+  }
+  if (plan.op_index.size() != frames) return unavailable("the heap-map frames file has " + std::to_string(plan.op_index.size()) + " frames, not " + std::to_string(frames));
+  std::vector<HeapMapBlockAt> blocks;
+  blocks.reserve(plan.blocks.size());
+  for (const HeapMapBlock& b : plan.blocks) {
+    const auto address = reinterpret_cast<std::uintptr_t>(slots.blocks()[b.slot].load(std::memory_order_acquire));
+    if (address == 0) return unavailable("block lifetime " + std::to_string(b.slot) + " has no address (the slot table does not match the frames)");
+    blocks.push_back({std::uint64_t(address), b.size, b.first_frame, b.end_frame});
+  }
+  return heap_map_json(build_heap_map(blocks, frames), plan.op_index);
+}
+
 nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
   const MappedReplayProgram program(program_path(cell.inputs));
   const MemoryAccess access = parse_memory_access(word_field(cell.params, "memory_access"));
@@ -198,6 +232,7 @@ nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator,
               {"trace", stats},
               {"allocstats", allocstats_series(results, program.allocstats_every(), m.rss_before)}});
   rec.update(memory_overhead(m, peak_live, allocator));
+  if (cell.params.value("heap_map_frames", std::uint64_t{0}) != 0) rec["heap_map"] = replay_heap_map(cell, allocator, slots, failure);
   if (pus.size() > topology.usable_pu_count(false))
     rec["warnings"].push_back("the trace has " + std::to_string(pus.size()) + " threads and this machine " +
                               std::to_string(topology.usable_pu_count(false)) +
@@ -219,9 +254,14 @@ nlohmann::json prepare(const nlohmann::json& params, const std::filesystem::path
     throw std::invalid_argument(e.what());
   }
   const std::uint64_t given = count_field(params, "allocstats_every");
+  const unsigned frames = unsigned(params.value("heap_map_frames", std::uint64_t{0}));
   const std::filesystem::path program = folder / "replay-program.bin";
-  save_replay_program(build_replay_program(contents, given != 0 ? given : default_allocstats_every(contents.events())), program);
-  return {{"program", program.string()}};
+  const ReplayProgram built = build_replay_program(contents, given != 0 ? given : default_allocstats_every(contents.events()), frames != 0);
+  save_replay_program(built, program);
+  if (frames == 0) return {{"program", program.string()}};
+  const std::filesystem::path heap_map = folder / "replay-program.heap-map.bin";
+  save_heap_map_frames(heap_map_frames(built, frames), heap_map);
+  return {{"program", program.string()}, {"heap_map", heap_map.string()}};
 }
 
 // Each recorded thread runs on a worker of its own: the program fixes the thread count.
@@ -235,11 +275,18 @@ void check(const nlohmann::json& params, unsigned) {
   parse_memory_access(word_field(params, "memory_access"));
   count_field(params, "allocstats_every");
   count_field(params, "seed");
+  if (params.contains("heap_map_frames")) {  // cells written before --heap-map existed lack it: no heap map
+    const std::uint64_t frames = count_field(params, "heap_map_frames");
+    if (frames != 0 && (frames < kHeapMapMinFrames || frames > kHeapMapMaxFrames))
+      throw std::invalid_argument("--heap-map " + std::to_string(frames) + " is out of range (accepted: " + std::to_string(kHeapMapMinFrames) +
+                                  ".." + std::to_string(kHeapMapMaxFrames) + " frames, or 0 for no heap map)");
+  }
 }
 
 std::string describe(const nlohmann::json& p) {
   return "trace " + word_field(p, "trace") + " (each recorded thread on its own worker), access " + word_field(p, "memory_access") +
-         "; a pair = two operations of the trace";
+         "; a pair = two operations of the trace" +
+         (p.value("heap_map_frames", std::uint64_t{0}) != 0 ? "; heap map of " + std::to_string(p.at("heap_map_frames").get<std::uint64_t>()) + " frames" : "");
 }
 
 const WorkloadOption kTraceOption{"--trace", "trace", OptionKind::file, "replay: the trace file (allocstress trace, or allocstress import)",
@@ -247,6 +294,9 @@ const WorkloadOption kTraceOption{"--trace", "trace", OptionKind::file, "replay:
 const WorkloadOption kAllocstatsEveryOption{"--allocstats-every", "allocstats_every", OptionKind::count,
                                             "replay: an allocstats row every K operations of a thread (0: about 200 rows, K >= 10000)",
                                             kTraceGroup};
+const WorkloadOption kHeapMapOption{"--heap-map", "heap_map_frames", OptionKind::count,
+                                    "replay: a heap map of N frames (time x address: where the live blocks lay; accepted 2..1000, 0: none)",
+                                    kTraceGroup};
 
 }  // namespace
 
@@ -258,13 +308,13 @@ const WorkloadEntry kReplayEntry{
     .void_baseline = true,
     .void_refusal = "",
     .table = TableKind::net_cost,
-    .options = {&kTraceOption, &kAccessOption, &kAllocstatsEveryOption, &kSeedOption},
+    .options = {&kTraceOption, &kAccessOption, &kAllocstatsEveryOption, &kHeapMapOption, &kSeedOption},
     .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) {
       // The trace does not say what the program touched: one write per page of every block, so
       // that the RSS holds what the program was given (with none, allocators that reserve without
       // touching look leaner than the heap they handed out).
-      return nlohmann::json{{"trace", nullptr}, {"memory_access", "touch"}, {"allocstats_every", 0}, {"seed", preset.seed}};
+      return nlohmann::json{{"trace", nullptr}, {"memory_access", "touch"}, {"allocstats_every", 0}, {"heap_map_frames", 0}, {"seed", preset.seed}};
     },
     .check = check,
     .describe = describe,

@@ -10,3 +10,9 @@ if(NOT ALLOCSTRESS_SANITIZE)
   set_tests_properties(cli.trace_replay PROPERTIES LABELS cli TIMEOUT 600 RUN_SERIAL TRUE
     ENVIRONMENT "${cli_env};MAKE_TRACE=$<TARGET_FILE:allocstress_test_make_trace>")
 endif()
+
+if(NOT ALLOCSTRESS_SANITIZE)
+  add_test(NAME cli.heap_map COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/traces/heap_map.sh)
+  set_tests_properties(cli.heap_map PROPERTIES LABELS cli TIMEOUT 600 RUN_SERIAL TRUE
+    ENVIRONMENT "${cli_env};MAKE_TRACE=$<TARGET_FILE:allocstress_test_make_trace>")
+endif()

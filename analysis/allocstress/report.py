@@ -5,9 +5,10 @@ method, CV, significance), every per-cell warning under the table showing the ce
 and its warnings, and the exact command lines.  The figures are figure_sections.py's.  The
 workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
-allocstats series are drawn as memory over the trace; traces given with --trace get a section of
-their own (summary, sizes, threads, live bytes, lifetimes).  Results with real-program records
-(prog-P) get the fidelity table: how well each model ranks the allocators as the program does."""
+allocstats series are drawn as memory over the trace, and their heap maps (replay --heap-map) as
+time x address images; traces given with --trace get a section of their own (summary, sizes,
+threads, live bytes, lifetimes).  Results with real-program records (prog-P) get the fidelity
+table: how well each model ranks the allocators as the program does."""
 
 from __future__ import annotations
 
@@ -147,6 +148,34 @@ ALLOCSTATS_CAPTION = ("Memory over the trace, replayed: used = live requested by
                       "First ok repetition of each allocator; sampled every {every} ops.")
 
 
+HEAP_MAP_CAPTION = ("Heap map of {allocator}: where the blocks live at each of {frames} evenly spaced points of the trace "
+                    "(recorded order) lay in this replay's address space.  Address axis compacted: only the 64 KiB chunks "
+                    "some block touched, in address order ({chunks} chunks, {spans} run(s) of adjacent chunks; thin red "
+                    "lines where a gap of the address space was left out).  Colour = share of each bin's bytes live; white "
+                    "= nothing live.  Below: fragmentation = 1 - live bytes / bytes of the 4 KiB pages the live blocks "
+                    "touch, with live and spanned MiB.  Sizes are the requested ones.  First ok repetition.")
+
+
+def _heap_map_parts(g: traces.AllocstatsGroup, number: int, out_dir: str) -> list[str]:
+    """A heap-map figure per allocator of the group that has one; a line for those that could not."""
+    parts = []
+    for allocator, hm in g.heap_maps.items():
+        if hm.unavailable is not None:
+            if allocator != tables.BASELINE:
+                parts.append(f'<p class="legend">Heap map of {_e(allocator)}: n/a ({_e(hm.unavailable)}).</p>')
+            continue
+        title = f"{os.path.basename(g.trace)}: heap map of {allocator}"
+        stem = os.path.join(out_dir, _file_stem(g.run, f"replay{number}", os.path.basename(g.trace), f"{g.threads}t", allocator, "heap-map"))
+        caption = HEAP_MAP_CAPTION.format(allocator=allocator, frames=hm.frames, chunks=hm.chunks, spans=hm.spans_total)
+        if hm.overlapped_frames:
+            caption += (f"  In {hm.overlapped_frames} frame(s) blocks live together in the recorded order shared addresses in "
+                        "this replay (its threads interleaved otherwise): those bytes are counted once.")
+        parts.append(_figure(trace_plots.plot_heap_map(hm, title, stem), caption))
+    if parts:
+        parts.insert(0, '<h4>Heap maps</h4>')
+    return parts
+
+
 def _replay_sections(groups: list[traces.AllocstatsGroup], out_dir: str) -> list[str]:
     """Memory over the trace for every (run, trace, threads) with replay allocstats series."""
     if not groups:
@@ -158,6 +187,7 @@ def _replay_sections(groups: list[traces.AllocstatsGroup], out_dir: str) -> list
         every = ", ".join(sorted({str(k) for k in g.every.values()})) or "?"
         parts += [f"<h3>{_e(title)}</h3>", f'<p class="legend">Trace: <code>{_e(g.trace)}</code></p>',
                   _figure(trace_plots.plot_allocstats(g, title, stem), ALLOCSTATS_CAPTION.format(every=every))]
+        parts += _heap_map_parts(g, number, out_dir)
     return parts
 
 

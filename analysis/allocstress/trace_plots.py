@@ -2,8 +2,9 @@
 
 Trace figures: block sizes in log2 bins, ops per thread, live requested bytes over the trace,
 lifetime against allocation time (a reproducible random subsample of the blocks) and the
-lifetime x size 2D histogram.  Replay figure: memory over the trace (used vs RSS vs maxmem, one
-colour per allocator) above the mean cycles per op.  Every function writes `stem`.png and
+lifetime x size 2D histogram.  Replay figures: memory over the trace (used vs RSS vs maxmem, one
+colour per allocator) above the mean cycles per op; a heap map (time x compacted address, colour =
+live share of each bin) above its fragmentation curve.  Every function writes `stem`.png and
 `stem`.svg (point clouds rasterised inside the SVG to keep it small) and returns the PNG path."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 
 from . import traces
+from .heap_maps import HeapMap
 from .plots import MAX_LEGEND_ENTRIES, _save, legend_outside  # plots selects the Agg backend before pyplot is imported
 from .tables import BASELINE
 
@@ -197,4 +199,59 @@ def plot_allocstats(group: traces.AllocstatsGroup, title: str, stem: str) -> str
         legend_outside(mem, fontsize=7)
     elif drawn:
         mem.text(0.99, 0.99, f"{drawn} allocators: legend omitted", transform=mem.transAxes, ha="right", va="top", fontsize=8)
+    return _save(fig, stem)
+
+
+MAX_SPAN_LABELS = 8  # address labels on a heap map's y axis (the largest spans)
+
+
+def plot_heap_map(heap_map: HeapMap, title: str, stem: str) -> str:
+    """A replay's heap map (heap_maps.HeapMap): time (frames) on x, the compacted address axis on
+    y (touched 64 KiB chunks in address order; thin lines where a gap in the address space was
+    left out, the largest spans labelled with their address), colour = the share of each bin's
+    bytes live, bins with no live byte left white; below, fragmentation (1 - live / spanned pages)
+    and live vs spanned MiB per frame."""
+    if heap_map.unavailable is not None:
+        raise ValueError(f"the heap map is unavailable: {heap_map.unavailable}")
+    fig, (img, frag) = plt.subplots(2, 1, figsize=(7.5, 7), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    frames = heap_map.frames
+    if heap_map.bins:
+        shown = np.ma.masked_equal(heap_map.live_fraction.T, 0)
+        cmap = plt.get_cmap("viridis").copy()
+        cmap.set_bad("white")
+        image = img.imshow(shown, origin="lower", aspect="auto", interpolation="nearest", cmap=cmap, vmin=0, vmax=1,
+                           extent=(-0.5, frames - 0.5, 0, heap_map.bins))
+        # The colour bar inside the figure's right margin, so that both panels keep the same x extent.
+        fig.colorbar(image, cax=img.inset_axes((1.02, 0, 0.025, 1)), label="live share of the bin's bytes")
+        spans = heap_map.spans or []
+        for address, size, first_chunk in spans[1:]:
+            img.axhline(heap_map.bin_of_chunk(first_chunk), color="#cc3311", linewidth=0.4, alpha=0.6)
+        labelled = []  # the largest spans, none closer than 4% of the axis to a larger one (labels would overlap)
+        for span in sorted(spans, key=lambda s: -s[1]):
+            if len(labelled) < MAX_SPAN_LABELS and all(abs(span[2] - other[2]) / heap_map.chunks_per_bin >= 0.04 * heap_map.bins
+                                                       for other in labelled):
+                labelled.append(span)
+        labelled.sort(key=lambda s: s[2])
+        img.set_yticks([heap_map.bin_of_chunk(c) for _, _, c in labelled],
+                       [f"{a:#x} ({format_bytes(n)})" for a, n, _ in labelled], fontsize=6)
+    else:
+        img.text(0.5, 0.5, "no block was live at any frame", transform=img.transAxes, ha="center", va="center")
+    per_bin = format_bytes(heap_map.chunks_per_bin * heap_map.chunk_bytes)
+    img.set_ylabel(f"address (compacted: {heap_map.chunks} touched chunks, {per_bin} per bin)", fontsize=8)
+    img.set_title(title, fontsize=10)
+    x = np.arange(frames)
+    frag.plot(x, heap_map.fragmentation * 100, color="#cc3311", marker=".", linewidth=1, label="fragmentation")
+    frag.set_ylabel("fragmentation %", fontsize=8)
+    frag.set_ylim(0, 100)
+    frag.grid(True, alpha=0.3)
+    mib = frag.twinx()
+    mib.plot(x, heap_map.live_bytes / 2**20, color="#4477aa", linewidth=1, label="live")
+    mib.plot(x, heap_map.spanned_bytes / 2**20, color="#4477aa", linewidth=1, linestyle="--", label="spanned pages")
+    mib.set_ylabel("MiB", fontsize=8)
+    mib.set_ylim(bottom=0)
+    lines = frag.get_lines() + mib.get_lines()
+    frag.legend(lines, [line.get_label() for line in lines], fontsize=7, loc="upper left", ncol=3)
+    ticks = x if frames <= 10 else np.unique(np.linspace(0, frames - 1, 10).round().astype(int))
+    frag.set_xticks(ticks, [f"{int(heap_map.op_index[k]):,}" for k in ticks], rotation=30, ha="right", fontsize=7)
+    frag.set_xlabel("frame: after op (recorded order)")
     return _save(fig, stem)

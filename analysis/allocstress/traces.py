@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
+from .heap_maps import HeapMap, heap_map_of
 from .loading import ResultsError, Runs
 
 TraceFormatError = _core.TraceFormatError  # a ValueError: "FILE: offset N: what is wrong"
@@ -421,6 +422,7 @@ class AllocstatsGroup:
     threads: int
     series: dict[str, pd.DataFrame]  # allocator -> allocstats_frame, in file order
     every: dict[str, int]           # allocator -> sampling period K
+    heap_maps: dict[str, HeapMap] = field(default_factory=dict)  # allocator -> its heap map (replay --heap-map)
 
 
 def allocstats_groups(runs: Runs) -> list[AllocstatsGroup]:
@@ -429,7 +431,7 @@ def allocstats_groups(runs: Runs) -> list[AllocstatsGroup]:
     for run, path, doc in zip(runs.run_names(), runs.paths, runs.documents):
         chosen: dict[tuple, tuple[int, dict, int]] = {}
         for i, e in enumerate(doc["benchmarks"]):
-            if (e.get("workload") != "replay" or e.get("run_type") != "iteration" or e.get("status") != "ok"
+            if (str(e.get("workload")).split(":")[0] != "replay" or e.get("run_type") != "iteration" or e.get("status") != "ok"
                     or "allocstats" not in e):
                 continue
             trace = str((e.get("params") or {}).get("trace", "?"))
@@ -441,4 +443,6 @@ def allocstats_groups(runs: Runs) -> list[AllocstatsGroup]:
             g = groups.setdefault((run_, trace, threads), AllocstatsGroup(run_, trace, int(threads), {}, {}))
             g.series[allocator] = allocstats_frame(e, f"{path}: benchmarks[{i}]")
             g.every[allocator] = int(e["allocstats"].get("every", 0) or 0)
+            if "heap_map" in e:
+                g.heap_maps[allocator] = heap_map_of(e["heap_map"], f"{path}: benchmarks[{i}]")
     return list(groups.values())

@@ -253,11 +253,12 @@ struct ReplayLiveBlock {
 };
 static_assert(sizeof(ReplayLiveBlock) == 16);
 
-// Frees `blocks` (teardown, outside the measured phase).
+// Frees `blocks` (teardown, outside the measured phase).  Every slot keeps its block's address
+// (a slot is produced and consumed once), so that a heap map can read them after the phase.
 template <Allocator A>
 void release_replay_blocks(A& a, ReplayShared& shared, std::span<const ReplayLiveBlock> blocks) {
   for (const ReplayLiveBlock& b : blocks) {
-    void* block = shared.blocks[b.slot].exchange(nullptr);
+    void* block = shared.blocks[b.slot].load(std::memory_order_acquire);
     if (block != nullptr) a.deallocate(block, replay_detail::footprint<A>(b.size, b.align_log2));
   }
 }

@@ -46,7 +46,7 @@ struct LiveBlock {
 
 class Builder {
  public:
-  Builder(const trace::TraceContents& trace, std::uint64_t every) : trace_(trace), every_(every) {
+  Builder(const trace::TraceContents& trace, std::uint64_t every, bool slot_spans) : trace_(trace), every_(every), slot_spans_(slot_spans) {
     program_.threads.resize(trace.threads.size());
     for (std::size_t t = 0; t < trace.threads.size(); ++t) {
       program_.threads[t].trace_thread = trace.threads[t].index;
@@ -79,9 +79,23 @@ class Builder {
       default: live_bytes_ += op.size; break;
     }
     peak_ = std::max(peak_, live_bytes_);
+    if (slot_spans_) span(op);
     if (op.wait) count("cross_thread_consumes");
     if (every_ != 0 && p.ops.size() % every_ == 0) p.samples.push_back({p.ops.size() - 1, ops_, live_bytes_});
     ++ops_;
+  }
+
+  // The merged-order index of the op that produces and of the op that consumes each slot.
+  void span(const ReplayOp& op) {
+    std::vector<ReplaySlotSpan>& spans = program_.slot_spans;
+    if (op.kind == ReplayOpKind::free) {
+      spans[op.slot].consumed_at = ops_;
+      return;
+    }
+    if (op.kind == ReplayOpKind::reallocate) spans[op.old_slot].consumed_at = ops_;
+    if (spans.size() <= op.slot) spans.resize(std::size_t(op.slot) + 1);
+    spans[op.slot].produced_at = ops_;
+    spans[op.slot].size = op.size;
   }
 
   // Ends `b`'s lifetime with a free by thread t.
@@ -206,6 +220,7 @@ class Builder {
 
   const trace::TraceContents& trace_;
   std::uint64_t every_;
+  bool slot_spans_;
   ReplayProgram program_;
   std::unordered_map<std::uint64_t, LiveBlock> live_;
   std::map<std::string, std::uint64_t> counts_, ops_by_kind_;
@@ -229,8 +244,8 @@ std::uint64_t align64(std::uint64_t v) { return (v + 63) / 64 * 64; }
 
 }  // namespace
 
-ReplayProgram build_replay_program(const trace::TraceContents& trace, std::uint64_t allocstats_every) {
-  return Builder(trace, allocstats_every).build();
+ReplayProgram build_replay_program(const trace::TraceContents& trace, std::uint64_t allocstats_every, bool slot_spans) {
+  return Builder(trace, allocstats_every, slot_spans).build();
 }
 
 std::uint64_t default_allocstats_every(std::uint64_t ops) { return std::max<std::uint64_t>(10000, ops / 200); }

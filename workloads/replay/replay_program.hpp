@@ -40,17 +40,26 @@ struct ReplayThreadProgram {
   std::vector<ReplayLiveBlock> live_at_end;
 };
 
+// When a block lifetime (a slot) begins and ends in the merged order: the index of the op that
+// produced it and of the op that consumed it (kNeverConsumed: live at the end), and its size.
+struct ReplaySlotSpan {
+  static constexpr std::uint64_t kNeverConsumed = UINT64_MAX;
+  std::uint64_t produced_at = 0, consumed_at = kNeverConsumed, size = 0;
+};
+
 struct ReplayProgram {
   std::vector<ReplayThreadProgram> threads;
   std::uint32_t slots = 0;
   std::uint64_t max_block_bytes = 1;  // the largest footprint any op asks for (void needs it)
   std::uint64_t allocstats_every = 0;
   nlohmann::json stats;  // counts of the conversion and the trace (see the file comment)
+  std::vector<ReplaySlotSpan> slot_spans;  // slot -> its span; filled only when asked (heap maps), not saved
 };
 
 // Throws std::invalid_argument when the trace has no replayable operation or more block
 // lifetimes than slots can number (2^32 - 1).  allocstats_every = 0: no sample points.
-ReplayProgram build_replay_program(const trace::TraceContents& trace, std::uint64_t allocstats_every);
+// slot_spans: also fill ReplayProgram::slot_spans (24 bytes per block lifetime).
+ReplayProgram build_replay_program(const trace::TraceContents& trace, std::uint64_t allocstats_every, bool slot_spans = false);
 
 // allocstats_every for a program of `ops` operations when the user gave none: about 200 rows,
 // at least 10,000 operations apart (a row reads /proc/self/statm, a few microseconds).

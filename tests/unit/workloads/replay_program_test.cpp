@@ -1,10 +1,12 @@
 // The replay: a hand-built trace with every case the program builder handles (cross-thread free,
 // realloc, unmatched and NULL frees, an address reused without a free, a block live at the end)
 // becomes exactly the expected operations and statistics; the program survives its file form;
+// a heap map's frames list exactly the blocks live at each frame of the merged order;
 // and replaying a multi-threaded program with cross-thread frees on real backends finishes
 // (no deadlock), replays every operation and frees every block.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "allocators/pool_allocator.hpp"
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
+#include "workloads/replay/heap_map_frames.hpp"
 #include "workloads/replay/replay_program.hpp"
 
 namespace allocstress {
@@ -146,6 +149,34 @@ trace::TraceContents random_trace(unsigned threads, unsigned per_thread, unsigne
       }
     }
   return t;
+}
+
+TEST(ReplayProgram, HeapMapFramesListTheBlocksLiveAtEachFrame) {
+  EXPECT_TRUE(build_replay_program(two_threads(), 0).slot_spans.empty());  // only when asked
+  const ReplayProgram p = build_replay_program(two_threads(), 0, true);
+  ASSERT_EQ(p.stats.at("ops"), 9);
+  // Merged order: 0 A, 1 B, 2 free A, 3 B -> C, 4 free C, 5 D, 6 implicit free of D, 7 D', 8 E (live at the end).
+  const HeapMapFrames f = heap_map_frames(p, 3);
+  EXPECT_EQ(f.op_index, (std::vector<std::uint64_t>{2, 5, 8}));
+  // A and C live between frames only; B after op 2; D after op 5; D' and E after op 8 (the end).
+  ASSERT_EQ(f.blocks.size(), 4u);
+  const std::vector<std::array<std::uint64_t, 4>> want = {{200, 1, 0, 1}, {64, 3, 1, 2}, {32, 4, 2, 3}, {1, 5, 2, 3}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("block " + std::to_string(i));
+    EXPECT_EQ(f.blocks[i].size, want[i][0]);
+    EXPECT_EQ(f.blocks[i].slot, want[i][1]);
+    EXPECT_EQ(f.blocks[i].first_frame, want[i][2]);
+    EXPECT_EQ(f.blocks[i].end_frame, want[i][3]);
+  }
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / ("heap-map-frames-" + std::to_string(::getpid()) + ".bin");
+  save_heap_map_frames(f, path);
+  const HeapMapFrames back = load_heap_map_frames(path);
+  EXPECT_EQ(back.op_index, f.op_index);
+  ASSERT_EQ(back.blocks.size(), f.blocks.size());
+  EXPECT_EQ(std::memcmp(back.blocks.data(), f.blocks.data(), f.blocks.size() * sizeof(HeapMapBlock)), 0);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);
+  EXPECT_THROW(load_heap_map_frames(path), std::runtime_error);
+  std::filesystem::remove(path);
 }
 
 TEST(ReplayProgram, SurvivesItsFileForm) {

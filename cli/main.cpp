@@ -1,5 +1,5 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, slurm
+// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, programs, slurm
 // submit|status|merge|run-cell, report, compare, fidelity).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
@@ -9,6 +9,7 @@
 #include "cli/catalogue_commands.hpp"
 #include "cli/commands.hpp"
 #include "cli/fit_command.hpp"
+#include "cli/programs_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/python_commands.hpp"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   TraceInfoCommand trace_info;
   ImportCommand import;
   FitCommand fit;
+  ProgramsCommand programs;
   CalibrateCommand calibrate;
   WorkloadsCommand workloads;
   MetricsCommand metrics;
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   trace_info.add_to(app);
   import.add_to(app);
   fit.add_to(app);
+  programs.add_to(app);
   calibrate.add_to(app);
   // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
   CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
     if (trace_info.cmd->parsed()) return trace_info.execute();
     if (import.cmd->parsed()) return import.execute();
     if (fit.cmd->parsed()) return fit.execute();
+    if (programs.cmd->parsed()) return programs.execute(command_line);
     if (calibrate.cmd->parsed()) return calibrate.execute();
     if (submit.cmd->parsed()) return submit.execute(command_line);
     for (RunCellCommand* c : {&run_cell, &run_cell_alias})

@@ -11,6 +11,7 @@
  *   fork     1000 pairs, fork; the child makes 500 pairs and exits; the parent 100000 pairs
  *   exec     1000 pairs, then execv of itself in `leaf` mode (same pid, a second file)
  *   leaf     777 pairs
+ *   selfkill 100000 pairs (several blocks written), then SIGKILL to itself: no end record
  *   crash S  20000 pairs and 300 blocks kept, then dies of S: segv, bus, ill, fpe or abrt
  *   handler  its own SIGSEGV handler (sigaction, SA_SIGINFO): a first fault is recovered
  *            (siglongjmp) and 5000 more pairs made; at the second fault the handler sets SIG_DFL
@@ -138,13 +139,17 @@ int main(int argc, char** argv) {
     } else if (strcmp(how, "ill") == 0) {
       __builtin_trap();
     } else if (strcmp(how, "fpe") == 0) {
-      volatile int zero = 0;
-      volatile int x = 1 / zero;
+      volatile int zero = 0, seven = 7;  /* not 1 / x: GCC computes that without a division */
+      volatile int x = seven / zero;
       (void)x;
     } else if (strcmp(how, "abrt") == 0) {
       abort();
     }
     return 2;  /* not reached */
+  } else if (strcmp(mode, "selfkill") == 0) {
+    pairs(100000);
+    kill(getpid(), SIGKILL);
+    return 2;
   } else if (strcmp(mode, "handler") == 0) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

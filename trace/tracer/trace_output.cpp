@@ -34,7 +34,7 @@ struct FileState {
   FileHeader header{};  // start fields filled by output_mark_start()
   char path[kMaxPrefixBytes + 64] = "";
 };
-FileState g_file;
+constinit FileState g_file;
 
 // One static zstd context and the output buffer of one block (header + frame).
 struct Compressor {

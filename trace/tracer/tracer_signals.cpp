@@ -21,9 +21,10 @@ constexpr int kMaxSignal = 65;
 struct SignalTable {
   SpinLock lock;
   bool managed[kMaxSignal] = {};  // a traced signal: our handler is installed unless the program ignores it
-  struct sigaction program[kMaxSignal];
+  struct sigaction program[kMaxSignal] = {};
 };
-SignalTable g_table;
+// constinit: no dynamic initializer may run after the library constructor installed the handlers.
+constinit SignalTable g_table;
 
 bool is_handler(const struct sigaction& a) {
   return (a.sa_flags & SA_SIGINFO) != 0 ? a.sa_sigaction != nullptr : (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN);

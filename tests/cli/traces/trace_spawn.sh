@@ -92,4 +92,53 @@ rc=0; "$ALLOCSTRESS" trace --out-prefix "$T/k9" -- /bin/sh -c "'$SPAWN_HELPER' s
 [ "$rc" = 5 ] && pass || fail "cut short: exit $rc, expected 5: $(cat "$T/k9.err")"
 grep -q "^allocstress: warning: trace: .*: cut short: no end record" "$T/k9.err" && pass || fail "cut short: no warning line: $(cat "$T/k9.err")"
 grep -q "^allocstress: error: trace: 1 of .* trace files were cut short" "$T/k9.err" && pass || fail "cut short: no summary line: $(cat "$T/k9.err")"
+# --- real programs against an independent counter ----------------------------------------------------
+# count_malloc.so, preloaded before the tracer, counts the calls each process makes; it also sees
+# the tracer's own start-up calls (dlsym ...), measured on /bin/true, which makes none itself.
+counted() {  # counted NAME [VAR=VALUE...] PROGRAM ARGS...: runs it under the counter and the tracer
+  local name=$1; shift
+  env LD_PRELOAD="$COUNT_MALLOC:$TRACER" ALLOCSTRESS_TRACE_OUT="$T/$name" ALLOCSTRESS_COUNT_OUT="$T/$name" "$@"
+}
+counted base /bin/true
+own=$(awk '{print $2}' "$T"/base.*.count)
+# compare_counts NAME MIN_FILES: every trace file of NAME holds exactly the calls counted in its process.
+compare_counts() {
+  local name=$1 min=$2 files=0 f pid traced calls
+  for f in "$T/$name".*.ast; do
+    pid=$(header_pid "$f"); files=$((files + 1))
+    traced=$("$DUMP_TRACE" --summary "$f" | awk '/^# pid/ {print $11}')
+    calls=$(awk '{print $2}' "$T/$name.$pid.count" 2>/dev/null || echo missing)
+    echo "$name: pid $pid ($("$DUMP_TRACE" --summary "$f" | awk '/^# command/ {print $3}')): $traced events traced, $calls calls counted ($own of them the tracer's own start-up)"
+    [ "$calls" != missing ] && [ "$traced" = $((calls - own)) ] && pass || fail "$name: pid $pid: $traced events traced, $calls - $own calls counted"
+    info "$f" | grep -q "^complete:     yes" && pass || fail "$name: $f not whole"
+  done
+  [ "$files" -ge "$min" ] && pass || fail "$name: $files trace files, at least $min expected"
+}
+# The gcc driver spawns cc1 and as with vfork+exec.
+awk 'BEGIN {for (i = 0; i < 300; i++) printf "int f%d(int x) { int s = 0; for (int k = 0; k < x; ++k) s += k * %d ^ (s >> 3); return s; }\n", i, i}' > "$T/big.c"
+if command -v gcc > /dev/null; then
+  (cd "$T" && counted gcc gcc -O2 -c big.c -o big.o) || fail "gcc: exit $?"
+  compare_counts gcc 3
+  rc=0; (cd "$T" && "$ALLOCSTRESS" trace --out-prefix "$T/gcct" -- gcc -O2 -c big.c -o big.o) 2> "$T/gcct.err" || rc=$?
+  [ "$rc" = 0 ] && pass || fail "trace gcc: exit $rc: $(cat "$T/gcct.err")"
+  for prog in gcc cc1 as; do
+    grep -l "" "$T"/gcct.*.ast | while read -r f; do "$DUMP_TRACE" --summary "$f" | awk '/^# command/ {print $3}'; done | grep -Eq "(^|/)$prog\$" && pass \
+      || fail "trace gcc: no trace file of $prog: $(cat "$T/gcct.err")"
+  done
+  grep -q "cut short\|tracing stopped" "$T/gcct.err" && fail "trace gcc: $(cat "$T/gcct.err")" || pass
+else
+  echo "note: gcc not installed, its check skipped"
+fi
+# A Python script using subprocess (vfork+exec in Python 3.11), every object from malloc.
+cat > "$T/sub.py" <<'PY'
+import subprocess
+data = []
+for i in range(30000):
+    data.append({"k": i, "v": str(i) * 3})
+    if i % 10000 == 0:
+        subprocess.run(["/bin/true"], check=True)
+print(len(data))
+PY
+counted py PYTHONMALLOC=malloc /usr/bin/python3 "$T/sub.py" > /dev/null || fail "python: exit $?"
+compare_counts py 4
 finish

@@ -226,11 +226,10 @@ inline std::uint32_t block_header_check(BlockHeader h) {
   return fnv1a(&h, sizeof h);
 }
 
-// Check values of the file header (version 2): the fixed bytes with both check fields 0, and
-// the command line bytes.
+// Check values of the file header (version 2): the fixed bytes with header_check 0 (the
+// command line's check value included: compute it first), and the command line bytes.
 inline std::uint32_t file_header_check(FileHeader h) {
   h.header_check = 0;
-  h.command_line_check = 0;
   return fnv1a(&h, sizeof h);
 }
 inline std::uint32_t command_line_check(const unsigned char* bytes, std::size_t n) { return fnv1a(bytes, n, 0x9e3779b9u); }

@@ -103,6 +103,9 @@ py::dict trace_metadata(const tr::TraceContents& t) {
   d["encoded_bytes"] = t.encoded_bytes;
   d["truncation"] = t.truncation;
   d["truncated_at"] = t.truncated_at;
+  d["ended_by"] = t.end_text();      // "exit", "signal 11 (SIGSEGV)", "no end record" ...
+  d["lost_events"] = t.end.lost_events;
+  d["cut_short"] = t.cut_short();    // "" when the trace is whole
   d["thread_tids"] = tids;
   d["op_names"] = op_names;
   return d;

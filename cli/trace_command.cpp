@@ -117,15 +117,20 @@ int run_traced(const fs::path& program, const std::vector<std::string>& args, co
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-void report_trace_file(const fs::path& file) {
+// One line per trace file: events, threads, pid and how its tracing ended; true when the trace
+// was cut short (or cannot be read).
+bool report_trace_file(const fs::path& file) {
   try {
     const trace::TraceContents t = trace::read_trace(file);
+    const std::string cut = t.cut_short();
     std::cerr << "allocstress: trace: " << file.string() << ": " << t.events() << " events, " << t.threads.size() << " thread"
-              << (t.threads.size() == 1 ? "" : "s") << ", pid " << t.header.pid;
-    if (!t.truncation.empty()) std::cerr << ", truncated at offset " << t.truncated_at << " (" << t.truncation << ")";
+              << (t.threads.size() == 1 ? "" : "s") << ", pid " << t.header.pid << ", ended by " << t.end_text();
+    if (!cut.empty()) std::cerr << "\nallocstress: warning: trace: " << file.string() << ": cut short: " << cut;
     std::cerr << "\n";
+    return !cut.empty();
   } catch (const std::exception& e) {
-    std::cerr << "allocstress: trace: " << e.what() << "\n";
+    std::cerr << "allocstress: warning: trace: cut short: " << e.what() << "\n";
+    return true;
   }
 }
 
@@ -206,7 +211,13 @@ int TraceCommand::execute() {
     std::cerr << "allocstress: trace: no trace file was written under " << prefix.string()
               << ".* (a statically linked or setuid program ignores LD_PRELOAD; a process killed before its first block "
                  "was written leaves none)\n";
-  for (const fs::path& f : written) report_trace_file(f);
+  std::size_t cut = 0;
+  for (const fs::path& f : written) cut += report_trace_file(f) ? 1 : 0;
+  if (cut > 0 && code == 0) {
+    std::cerr << "allocstress: error: trace: " << cut << " of " << written.size() << " trace files were cut short (see the warnings above); exit "
+              << kExitTraceCutShort << " although the program exited 0\n";
+    return kExitTraceCutShort;
+  }
   return code;
 }
 

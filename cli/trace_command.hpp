@@ -4,8 +4,11 @@
 //   allocstress trace [--out-prefix PREFIX] [--allocator NAME] [--call-sites] [--level N] -- PROGRAM ARGS...
 // Contract: bad input (no program, program not found, unknown or in-tree allocator, output folder
 // missing or not writable, level out of range) is one error line, exit 2, and nothing is run.
-// Otherwise the exit code is the program's (128 + signal when a signal ended it); stderr gets one
-// line per trace file written: its path, event and thread counts, and truncation if any.
+// Otherwise the exit code is the program's (128 + signal when a signal ended it), except that a
+// program exiting 0 whose trace was cut short (a file without its end record, cut inside a block,
+// with lost events, or unreadable) gives kExitTraceCutShort; stderr gets one line per trace file
+// written (path, event and thread counts, pid, how its tracing ended) and a warning line for
+// each file cut short.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,6 +20,9 @@
 #include "cli/common.hpp"
 
 namespace allocstress {
+
+// `trace`: the program exited 0 but a trace file was cut short.
+inline constexpr int kExitTraceCutShort = 5;
 
 struct TraceCommand {
   CLI::App* cmd = nullptr;

@@ -1,6 +1,6 @@
 // `allocstress trace-info TRACE [--json]`: the summary of a trace as text (or one JSON object).
-// A truncated trace is summarised up to its last complete block, with one warning line on
-// stderr and exit 0; a corrupt or foreign file is one error line and exit 2.
+// A truncated or cut-short trace (no end record, lost events) is summarised up to its last
+// complete block, with one warning line on stderr and exit 0; a corrupt or foreign file is one error line and exit 2.
 #include "cli/trace_info_command.hpp"
 
 #include <nlohmann/json.hpp>
@@ -31,6 +31,17 @@ std::string rate_text(double hz) {
 // Bytes of the complete blocks (and the header) per event: a cut block's bytes hold no events.
 double bytes_per_event(const TraceContents& c, const TraceTotals& t) {
   return double(c.truncation.empty() ? c.file_bytes : c.truncated_at) / double(t.events);
+}
+
+// The end record as JSON: null for version 1 (none exists) and for a trace without one.
+nlohmann::json end_json(const TraceContents& c) {
+  if (!c.end_recorded()) return nlohmann::json();
+  return {{"cause", trace::end_cause_name(c.end.cause)},
+          {"signal", c.end.signal ? nlohmann::json(c.end.signal) : nlohmann::json()},
+          {"events_written", c.end.events_written},
+          {"blocks_written", c.end.blocks_written},
+          {"lost_events", c.end.lost_events},
+          {"blocks_after", c.blocks_after_end}};
 }
 
 nlohmann::json to_json(const TraceContents& c, const TraceTotals& t) {
@@ -68,6 +79,8 @@ nlohmann::json to_json(const TraceContents& c, const TraceTotals& t) {
       {"tsc_hz", clock ? nlohmann::json(c.tsc_hz) : nlohmann::json()},
       {"duration_s", clock ? nlohmann::json(double(t.last_tsc - t.first_tsc) / c.tsc_hz) : nlohmann::json()},
       {"truncation", c.truncation.empty() ? nlohmann::json() : nlohmann::json{{"offset", c.truncated_at}, {"reason", c.truncation}}},
+      {"end", end_json(c)},
+      {"cut_short", c.cut_short().empty() ? nlohmann::json() : nlohmann::json(c.cut_short())},
   };
 }
 
@@ -106,6 +119,11 @@ std::string to_text(const TraceContents& c, const TraceTotals& t) {
   else
     o << "TSC rate:     " << (imported ? "none (imported trace: timestamps are event indexes)" : "unknown") << "\n";
   if (!c.truncation.empty()) o << "truncated:    at offset " << c.truncated_at << ": " << c.truncation << "\n";
+  o << "ended by:     " << c.end_text();
+  if (c.end_recorded()) o << "; " << c.end.lost_events << " events lost";
+  o << "\n";
+  const std::string cut = c.cut_short();
+  o << "complete:     " << (cut.empty() ? (c.header.version < 2 && c.truncation.empty() ? "unknown (format version 1)" : "yes") : "no, cut short: " + cut) << "\n";
   return o.str();
 }
 
@@ -128,6 +146,8 @@ int TraceInfoCommand::execute() {
   if (!contents.truncation.empty())
     std::cerr << "allocstress: warning: " << contents.file << ": offset " << contents.truncated_at << ": truncated trace: " << contents.truncation
               << "; summarising the " << contents.blocks << " complete blocks before it\n";
+  else if (const std::string cut = contents.cut_short(); !cut.empty())
+    std::cerr << "allocstress: warning: " << contents.file << ": trace cut short: " << cut << "\n";
   if (json)
     std::cout << to_json(contents, totals).dump() << "\n";
   else

@@ -10,13 +10,20 @@ if(NOT ALLOCSTRESS_SANITIZE)
     LABELS cli TIMEOUT 300 RUN_SERIAL TRUE)
 endif()
 
-# libFuzzer on the trace reader for a bounded time (tests/fuzz/run_fuzz.sh builds it with clang).
+# libFuzzer on the trace reader and the importers for a bounded time (tests/fuzz/run_fuzz.sh builds
+# each with clang).
 find_program(ALLOCSTRESS_CLANGXX NAMES clang++ clang++-14)
 if(ALLOCSTRESS_CLANGXX)
   add_test(NAME fuzz.trace_reader
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzz.sh ${CMAKE_CURRENT_BINARY_DIR}/fuzz 60)
   set_tests_properties(fuzz.trace_reader PROPERTIES
     ENVIRONMENT "CXX=${ALLOCSTRESS_CLANGXX}" LABELS fuzz TIMEOUT 400)
+  # The importers of other formats, likewise (each in a build folder of its own).
+  foreach(importer steve_import heaptrack_import)
+    add_test(NAME fuzz.${importer}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzz.sh ${CMAKE_CURRENT_BINARY_DIR}/fuzz-${importer} 60 ${importer})
+    set_tests_properties(fuzz.${importer} PROPERTIES ENVIRONMENT "CXX=${ALLOCSTRESS_CLANGXX}" LABELS fuzz TIMEOUT 400)
+  endforeach()
 else()
   message(STATUS "clang++ not found: the trace reader fuzz test (fuzz.trace_reader) is not registered")
 endif()

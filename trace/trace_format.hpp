@@ -1,15 +1,24 @@
-// The allocstress trace format, version 1: what the tracer (liballocstress_trace.so) writes, the
+// The allocstress trace format, version 2: what the tracer (liballocstress_trace.so) writes, the
 // importers produce, and the reader, replay, fit and the Python analysis read.
 //
 // One file per traced process (a forked child writes its own): PREFIX.<pid>.ast, or
 // PREFIX.<pid>.<n>.ast when that name is taken (an exec'd image).  All integers little-endian.
 //
 //   file header   kFileHeaderBytes fixed bytes (FileHeader below), then `command_line_bytes`
-//                 bytes: the process's argv, each argument ended by a NUL byte.
-//   block*        each block holds the events of ONE thread, in that thread's order:
+//                 bytes: the process's argv, each argument ended by a NUL byte.  Version 2:
+//                 `header_check` covers the fixed bytes (lengths, pid, clocks), `command_line_check`
+//                 the command line, so a corrupt header is blamed on the header.
+//   record*       blocks and end records, in the order they were written:
+//     block       the events of ONE thread, in that thread's order:
 //                   BlockHeader (kBlockHeaderBytes fixed bytes, header_check covers the rest)
 //                   `compressed_bytes` bytes: one zstd frame (with content checksum) whose content
 //                   is `encoded_bytes` bytes of encoded events (below).
+//     end record  (version 2) EndRecord: how the process's tracing ended (exit, _exit, exec,
+//                   signal N), the events and blocks written before it and the events lost.  The
+//                   tracer writes one when the process ends; an exec that fails is followed by a
+//                   `resumed` end record and more blocks.  A trace is whole when its last record
+//                   is an end record other than `resumed`; a file without one was cut short
+//                   (killed by SIGKILL, tracing stopped by an output error, a static child ...).
 //
 // A thread's blocks appear in its own order (block_seq 0, 1, 2, ... per thread); blocks of
 // different threads interleave in flush order.  A block is appended with one write(), so a trace
@@ -52,8 +61,10 @@
 namespace allocstress::trace {
 
 inline constexpr char kFileMagic[8] = {'A', 'S', 'T', 'R', 'A', 'C', 'E', '1'};
-inline constexpr std::uint16_t kFormatVersion = 1;
+inline constexpr std::uint16_t kFormatVersion = 2;         // written
+inline constexpr std::uint16_t kOldestFormatVersion = 1;   // read: versions 1 (no checks, no end records) and 2
 inline constexpr std::uint32_t kBlockMagic = 0x4b4c4254;  // "TBLK" as little-endian bytes
+inline constexpr std::uint32_t kEndMagic = 0x444e4554;    // "TEND" as little-endian bytes
 inline constexpr std::size_t kFileHeaderBytes = 64;
 inline constexpr std::size_t kBlockHeaderBytes = 48;
 inline constexpr std::uint32_t kFlagCallSites = 1u << 0;  // events carry a call site
@@ -154,8 +165,9 @@ struct FileHeader {
   std::uint64_t start_monotonic_ns; // CLOCK_MONOTONIC then
   std::uint64_t start_realtime_ns;  // CLOCK_REALTIME then (wall clock, for humans)
   std::uint32_t command_line_bytes;
-  std::uint32_t reserved0;
-  std::uint64_t reserved1;
+  std::uint32_t header_check;       // version 2: file_header_check() (version 1: 0)
+  std::uint32_t command_line_check; // version 2: command_line_check() (version 1: 0)
+  std::uint32_t reserved;
 };
 static_assert(sizeof(FileHeader) == kFileHeaderBytes);
 
@@ -174,14 +186,57 @@ struct BlockHeader {
 };
 static_assert(sizeof(BlockHeader) == kBlockHeaderBytes);
 
+// How the tracing of a process ended (EndRecord::cause).
+enum class EndCause : std::uint32_t {
+  exit = 1,      // normal exit: exit(), return from main (library destructor)
+  exit_now = 2,  // _exit() / _Exit()
+  exec = 3,      // the process replaced its image (the new image writes a file of its own)
+  signal = 4,    // a fatal signal (EndRecord::signal) whose default action ends the process
+  resumed = 5,   // an exec failed: the trace goes on (not an end)
+  written = 6,   // written whole by a tool (TraceWriter: import, tests)
+};
+inline constexpr const char* end_cause_name(std::uint32_t cause) {
+  constexpr const char* names[] = {"?", "exit", "_exit", "exec", "signal", "resumed", "written"};
+  return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "?";
+}
+
+// The end record (version 2; kBlockHeaderBytes on disk, in this field order).
+struct EndRecord {
+  std::uint32_t magic;             // kEndMagic
+  std::uint32_t cause;             // EndCause
+  std::uint32_t signal;            // cause signal: the signal number, else 0
+  std::uint32_t check;             // end_record_check()
+  std::uint64_t events_written;    // events in the blocks this process wrote before this record
+  std::uint64_t blocks_written;
+  std::uint64_t lost_events;       // events recorded but not written (see the tracer's README)
+  std::uint64_t end_monotonic_ns;  // CLOCK_MONOTONIC when written
+};
+static_assert(sizeof(EndRecord) == kBlockHeaderBytes);
+
+// FNV-1a over `n` bytes, continuing from `x`.
+inline std::uint32_t fnv1a(const void* data, std::size_t n, std::uint32_t x = 2166136261u) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) x = (x ^ p[i]) * 16777619u;
+  return x;
+}
+
 // Check value over the block header with `reserved` = 0, stored in `reserved`.
 inline std::uint32_t block_header_check(BlockHeader h) {
   h.reserved = 0;
-  unsigned char bytes[sizeof h];
-  std::memcpy(bytes, &h, sizeof h);
-  std::uint32_t x = 2166136261u;  // FNV-1a
-  for (unsigned char b : bytes) x = (x ^ b) * 16777619u;
-  return x;
+  return fnv1a(&h, sizeof h);
+}
+
+// Check values of the file header (version 2): the fixed bytes with header_check 0 (the
+// command line's check value included: compute it first), and the command line bytes.
+inline std::uint32_t file_header_check(FileHeader h) {
+  h.header_check = 0;
+  return fnv1a(&h, sizeof h);
+}
+inline std::uint32_t command_line_check(const unsigned char* bytes, std::size_t n) { return fnv1a(bytes, n, 0x9e3779b9u); }
+
+inline std::uint32_t end_record_check(EndRecord r) {
+  r.check = 0;
+  return fnv1a(&r, sizeof r);
 }
 
 // --- varint coding ------------------------------------------------------------------------

@@ -15,7 +15,26 @@ namespace allocstress::trace {
 
 namespace {
 
-const char* const kAccepted = "accepted: an allocstress trace v1 written by liballocstress_trace.so or `allocstress import`";
+const char* const kAccepted = "accepted: an allocstress trace (format version 1 or 2) written by liballocstress_trace.so or `allocstress import`";
+
+// " (SIGSEGV)" for the signals a trace usually ends with, else "".
+std::string signal_name(std::uint32_t sig) {
+  switch (sig) {
+    case 1: return " (SIGHUP)";
+    case 2: return " (SIGINT)";
+    case 3: return " (SIGQUIT)";
+    case 4: return " (SIGILL)";
+    case 6: return " (SIGABRT)";
+    case 7: return " (SIGBUS)";
+    case 8: return " (SIGFPE)";
+    case 11: return " (SIGSEGV)";
+    case 15: return " (SIGTERM)";
+    case 24: return " (SIGXCPU)";
+    case 25: return " (SIGXFSZ)";
+    case 31: return " (SIGSYS)";
+    default: return "";
+  }
+}
 
 std::string hex32(std::uint32_t v) {
   char buf[16];
@@ -33,9 +52,15 @@ FileHeader read_file_header(std::span<const unsigned char> bytes, const std::str
   if (bytes.size() < kFileHeaderBytes)
     throw TraceError(name, bytes.size(), "file ends inside the " + std::to_string(kFileHeaderBytes) + "-byte file header");
   std::memcpy(&h, bytes.data(), sizeof h);
-  if (h.version != kFormatVersion)
+  if (h.version < kOldestFormatVersion || h.version > kFormatVersion)
     throw TraceError(name, offsetof(FileHeader, version),
-                     "format version " + std::to_string(h.version) + " (accepted: version " + std::to_string(kFormatVersion) + ")");
+                     "format version " + std::to_string(h.version) + " (accepted: versions " + std::to_string(kOldestFormatVersion) + " to " +
+                         std::to_string(kFormatVersion) + ")");
+  // Version 2 covers the fixed fields with a check value: a corrupt length, pid or clock is
+  // blamed on the header, before any length is used.
+  if (h.version >= 2 && h.header_check != file_header_check(h))
+    throw TraceError(name, offsetof(FileHeader, header_check),
+                     "file header check value mismatch: corrupt file header (its lengths, pid and clocks cannot be trusted)");
   if (h.header_bytes < kFileHeaderBytes)
     throw TraceError(name, offsetof(FileHeader, header_bytes),
                      "header size " + std::to_string(h.header_bytes) + " is below " + std::to_string(kFileHeaderBytes));
@@ -44,6 +69,8 @@ FileHeader read_file_header(std::span<const unsigned char> bytes, const std::str
                                    std::to_string(kMaxCommandLineBytes) + ")");
   if (bytes.size() < std::uint64_t(h.header_bytes) + h.command_line_bytes)
     throw TraceError(name, bytes.size(), "file ends inside the command line of the file header");
+  if (h.version >= 2 && h.command_line_check != command_line_check(bytes.data() + h.header_bytes, h.command_line_bytes))
+    throw TraceError(name, h.header_bytes, "file header check value mismatch: corrupt command line");
   return h;
 }
 
@@ -62,6 +89,23 @@ std::vector<std::string> split_command_line(std::span<const unsigned char> raw) 
   return args;
 }
 
+// An end record at `at` (version 2): checked, and its counts against the blocks before it.
+void read_end_record(const unsigned char* p, std::uint64_t at, std::uint64_t events, TraceContents& out, const std::string& name) {
+  EndRecord r{};
+  std::memcpy(&r, p, sizeof r);
+  if (r.check != end_record_check(r)) throw TraceError(name, at, "end record check value mismatch: corrupt end record");
+  if (r.cause < std::uint32_t(EndCause::exit) || r.cause > std::uint32_t(EndCause::written))
+    throw TraceError(name, at, "end record cause " + std::to_string(r.cause) + " (accepted: 1..6)");
+  if (r.events_written != events || r.blocks_written != out.blocks)
+    throw TraceError(name, at, "end record counts " + std::to_string(r.events_written) + " events in " + std::to_string(r.blocks_written) +
+                                   " blocks, the file holds " + std::to_string(events) + " in " + std::to_string(out.blocks) +
+                                   " before it: blocks missing");
+  out.end = r;
+  out.end_offset = at;
+  out.blocks_after_end = 0;
+  ++out.end_records;
+}
+
 }  // namespace
 
 TraceError::TraceError(const std::string& file_, std::uint64_t offset_, const std::string& what)
@@ -71,6 +115,31 @@ std::uint64_t TraceContents::events() const {
   std::uint64_t n = 0;
   for (const auto& t : threads) n += t.events.size();
   return n;
+}
+
+bool TraceContents::end_recorded() const { return end.magic == kEndMagic; }
+
+std::string TraceContents::end_text() const {
+  if (header.version < 2) return "not recorded (format version " + std::to_string(header.version) + " has no end record)";
+  if (!end_recorded()) return "no end record";
+  const auto cause = EndCause(end.cause);
+  std::string text = cause == EndCause::exit       ? "exit"
+                     : cause == EndCause::exit_now ? "_exit"
+                     : cause == EndCause::exec     ? "exec (the new image traces into a file of its own)"
+                     : cause == EndCause::signal   ? "signal " + std::to_string(end.signal) + signal_name(end.signal)
+                     : cause == EndCause::resumed  ? "none: an exec failed and the trace went on"
+                                                   : "written whole by a tool";
+  return text;
+}
+
+std::string TraceContents::cut_short() const {
+  if (!truncation.empty()) return "the file ends inside a record: " + truncation;
+  if (header.version < 2) return "";
+  if (!end_recorded() || EndCause(end.cause) == EndCause::resumed)
+    return "no end record: the process was killed (e.g. SIGKILL) or tracing stopped (an output error) before it ended";
+  if (blocks_after_end > 0) return std::to_string(blocks_after_end) + " blocks after the end record";
+  if (end.lost_events > 0) return std::to_string(end.lost_events) + " events recorded but not written (lost)";
+  return "";
 }
 
 bool looks_like_trace(std::span<const unsigned char> first_bytes) {
@@ -89,6 +158,7 @@ TraceContents read_trace_bytes(std::span<const unsigned char> bytes, const std::
   std::map<std::uint32_t, std::uint32_t> next_seq;
   std::vector<unsigned char> encoded;
   BlockHeader last{};
+  std::uint64_t events_read = 0;
   std::uint64_t at = std::uint64_t(out.header.header_bytes) + out.header.command_line_bytes;
   while (at < bytes.size()) {
     if (bytes.size() - at < kBlockHeaderBytes) {
@@ -99,7 +169,14 @@ TraceContents read_trace_bytes(std::span<const unsigned char> bytes, const std::
     }
     BlockHeader h{};
     std::memcpy(&h, bytes.data() + at, sizeof h);
-    if (h.magic != kBlockMagic) throw TraceError(name, at, "no block magic (" + hex32(h.magic) + "): corrupt or not a trace block");
+    if (h.magic == kEndMagic && out.header.version >= 2) {
+      read_end_record(bytes.data() + at, at, events_read, out, name);
+      at += kBlockHeaderBytes;
+      continue;
+    }
+    if (h.magic != kBlockMagic)
+      throw TraceError(name, at, "no block magic (" + hex32(h.magic) + "): corrupt or not a trace block" +
+                                     (out.header.version >= 2 ? " or end record" : ""));
     if (h.reserved != block_header_check(h)) throw TraceError(name, at, "block header check value mismatch: corrupt block header");
     if (h.events == 0 || h.events > kMaxBlockEvents)
       throw TraceError(name, at, "block claims " + std::to_string(h.events) + " events (accepted: 1.." + std::to_string(kMaxBlockEvents) + ")");
@@ -141,6 +218,8 @@ TraceContents read_trace_bytes(std::span<const unsigned char> bytes, const std::
       throw TraceError(name, at + kBlockHeaderBytes, std::to_string(end - in) + " bytes left over after the last event of the block: corrupt block content");
     out.encoded_bytes += h.encoded_bytes;
     ++out.blocks;
+    events_read += h.events;
+    if (out.end.magic != 0) ++out.blocks_after_end;
     last = h;
     at += kBlockHeaderBytes + h.compressed_bytes;
   }

@@ -5,6 +5,8 @@
 // crashes on a foreign, corrupt or truncated file, and never allocates more than the file's own
 // block headers justify (bounded by kMaxBlockEvents per block).  A file that ends inside a block
 // is not an error: the complete blocks are returned and `truncation` says where the file was cut.
+// Versions 1 and 2 are read (kOldestFormatVersion..kFormatVersion); version 2's header check
+// values and end records are verified (a mismatch is a TraceError naming the header or record).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +44,17 @@ struct TraceContents {
   std::string truncation;              // "" or why reading stopped early (file cut inside a block)
   std::uint64_t truncated_at = 0;      // offset of the incomplete block
   double tsc_hz = 0;                   // from the file header and the last block; 0 when unknown
+  EndRecord end{};                     // the last end record (version 2); end.magic 0 when none
+  std::uint64_t end_offset = 0, end_records = 0;
+  std::uint64_t blocks_after_end = 0;  // blocks after the last end record
   std::uint64_t events() const;
+  bool end_recorded() const;
+  // How the process's tracing ended, for people: "exit", "signal 11 (SIGSEGV)", "no end record" ...
+  std::string end_text() const;
+  // Why the trace is not whole, "" when it is: the file is cut inside a record, it has no end
+  // record (version 2; the last is `resumed`), blocks follow the end record, or events were lost.
+  // A version 1 file has no end record: only a cut is known.
+  std::string cut_short() const;
   bool call_sites() const { return (header.flags & kFlagCallSites) != 0; }
 };
 

@@ -31,6 +31,8 @@ TraceWriter::TraceWriter(std::filesystem::path path, const TraceOrigin& origin, 
   h.start_monotonic_ns = origin_.start_monotonic_ns;
   h.start_realtime_ns = origin_.start_realtime_ns;
   h.command_line_bytes = std::uint32_t(args.size());
+  h.command_line_check = command_line_check(reinterpret_cast<const unsigned char*>(args.data()), args.size());
+  h.header_check = file_header_check(h);
   write_bytes(&h, sizeof h);
   write_bytes(args.data(), args.size());
 }
@@ -90,11 +92,19 @@ void TraceWriter::write_block(std::uint32_t thread, Pending& p) {
   h.reserved = block_header_check(h);
   write_bytes(&h, sizeof h);
   write_bytes(frame.data(), n);
+  blocks_ += 1;
   p.events.clear();
 }
 
 void TraceWriter::finish() {
   for (auto& [thread, p] : pending_) write_block(thread, p);
+  EndRecord r{};
+  r.magic = kEndMagic;
+  r.cause = std::uint32_t(EndCause::written);
+  r.events_written = events_;
+  r.blocks_written = blocks_;
+  r.check = end_record_check(r);
+  write_bytes(&r, sizeof r);
   if (::fsync(fd_) != 0) throw std::runtime_error(partial_.string() + ": fsync failed (" + std::strerror(errno) + ")");
   ::close(fd_);
   fd_ = -1;

@@ -3,7 +3,8 @@
 //
 // Contract: events are buffered per thread and written as blocks of up to `block_events`; the
 // file appears under its final name only when finish() succeeds (it is written to NAME.partial
-// and renamed), so a failed or interrupted import never leaves a half-written trace behind.
+// and renamed), so a failed or interrupted import never leaves a half-written trace behind.  The
+// file is format version 2: header check values, and an end record (cause `written`) at the end.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,7 @@ class TraceWriter {
   std::uint32_t block_events_;
   int level_;
   int fd_ = -1;
-  std::uint64_t events_ = 0;
+  std::uint64_t events_ = 0, blocks_ = 0;
   std::map<std::uint32_t, Pending> pending_;
 };
 

@@ -45,6 +45,8 @@ std::vector<unsigned char> wrap_as_block(const unsigned char* data, std::size_t 
   fh.version = kFormatVersion;
   fh.header_bytes = kFileHeaderBytes;
   fh.flags = (data[1] & 1) ? kFlagCallSites : 0;
+  fh.command_line_check = command_line_check(nullptr, 0);
+  fh.header_check = file_header_check(fh);
   std::memcpy(file.data(), &fh, sizeof fh);
 
   ZSTD_CCtx* cctx = ZSTD_createCCtx();

@@ -153,10 +153,13 @@ def test_a_file_cut_inside_a_block_keeps_its_complete_blocks(tmp_path):
     path = write(tmp_path / "t.trace", [(i, 0, "malloc", 16 * (i + 1), 0, 8) for i in range(10)], block_events=4)
     data = open(path, "rb").read()
     cut = tmp_path / "cut.trace"
-    cut.write_bytes(data[:-5])  # inside the payload of the third block
+    cut.write_bytes(data[:-48 - 5])  # inside the payload of the third block (before the 48-byte end record)
     t = traces.load_trace(str(cut))
     assert len(t) == 8 and t.meta["blocks"] == 2
     assert "file ends inside the payload of block 2 of thread 0" in t.meta["truncation"]
+    assert t.meta["ended_by"] == "no end record" and "file ends inside a record" in t.meta["cut_short"]
+    whole = traces.load_trace(path)
+    assert whole.meta["ended_by"] == "written whole by a tool" and whole.meta["cut_short"] == "" and whole.meta["lost_events"] == 0
     summary = traces.trace_summary(t, traces.block_lifetimes(t))
     assert summary["live_at_end"] == 8 and summary["truncation"] == t.meta["truncation"]
 

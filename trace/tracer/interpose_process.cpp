@@ -1,10 +1,11 @@
 // Process changes that would lose the buffered events: exec* (the image is replaced without
 // running destructors) and _exit/_Exit (no destructors either).  Each writes every thread's
-// published events, then forwards.  If exec fails the program goes on; the other threads'
-// buffers restart empty (thread_buffers.hpp).  exit() itself is covered by the library
-// destructor; fork by the atfork child handler (tracer_lifecycle.cpp).
-// Not covered: execveat, and a process killed by a signal other than SIGABRT (its file then ends
-// at its last complete block).
+// published events and the end record, then forwards.  If exec fails the program goes on: a
+// `resumed` record, and the other threads' buffers restart empty (thread_buffers.hpp).  In a
+// vfork child (gcc's driver, Python's subprocess) they only forward: the trace is the parent's.
+// exit() itself is covered by the library destructor; fork by the atfork child handler
+// (tracer_lifecycle.cpp); fatal signals by tracer_signals.cpp.  Not covered: execveat.
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -38,31 +39,39 @@ int with_variadic_argv(const char* first, va_list args, bool with_envp, Call cal
   return call(argv, envp);
 }
 
+// Ends the trace as an exec, runs `call` (the real exec), and resumes the trace if it returned.
+template <class Call>
+int traced_exec(Call call) {
+  const bool ended = flush_before_process_change(allocstress::trace::EndCause::exec);
+  const int rc = call();
+  if (ended) {
+    const int saved_errno = errno;
+    resume_after_failed_exec();
+    errno = saved_errno;
+  }
+  return rc;
+}
+
 }  // namespace
 
 ALLOCSTRESS_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
-  flush_before_process_change(false);
-  return g_real.execve(path, argv, envp);
+  return traced_exec([&] { return g_real.execve(path, argv, envp); });
 }
 
 ALLOCSTRESS_EXPORT int execv(const char* path, char* const argv[]) noexcept {
-  flush_before_process_change(false);
-  return g_real.execve(path, argv, environ);
+  return traced_exec([&] { return g_real.execve(path, argv, environ); });
 }
 
 ALLOCSTRESS_EXPORT int execvp(const char* file, char* const argv[]) noexcept {
-  flush_before_process_change(false);
-  return g_real.execvp(file, argv);
+  return traced_exec([&] { return g_real.execvp(file, argv); });
 }
 
 ALLOCSTRESS_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
-  flush_before_process_change(false);
-  return g_real.execvpe(file, argv, envp);
+  return traced_exec([&] { return g_real.execvpe(file, argv, envp); });
 }
 
 ALLOCSTRESS_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
-  flush_before_process_change(false);
-  return g_real.fexecve(fd, argv, envp);
+  return traced_exec([&] { return g_real.fexecve(fd, argv, envp); });
 }
 
 ALLOCSTRESS_EXPORT int execl(const char* path, const char* arg, ...) noexcept {
@@ -90,13 +99,13 @@ ALLOCSTRESS_EXPORT int execle(const char* path, const char* arg, ...) noexcept {
 }
 
 ALLOCSTRESS_EXPORT void _exit(int status) {
-  flush_before_process_change(true);
+  flush_before_process_change(allocstress::trace::EndCause::exit_now);
   g_real.exit_now(status);
   __builtin_unreachable();
 }
 
 ALLOCSTRESS_EXPORT void _Exit(int status) noexcept {
-  flush_before_process_change(true);
+  flush_before_process_change(allocstress::trace::EndCause::exit_now);
   g_real.exit_now_c99(status);
   __builtin_unreachable();
 }

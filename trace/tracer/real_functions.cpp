@@ -69,6 +69,7 @@ void resolve_real_functions() {
   resolve(r.fexecve, "fexecve", true);
   resolve(r.exit_now, "_exit", true);
   resolve(r.exit_now_c99, "_Exit", true);
+  resolve(r.sigaction, "sigaction", true);
   g_resolved.store(true, std::memory_order_release);
 }
 

@@ -6,6 +6,7 @@
 // arena blocks are ignored (arena_owns()), the arena is never reused.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -52,6 +53,7 @@ struct RealFunctions {
   int (*fexecve)(int, char* const[], char* const[]);
   void (*exit_now)(int);  // _exit
   void (*exit_now_c99)(int);  // _Exit
+  int (*sigaction)(int, const struct sigaction*, struct sigaction*);
 };
 
 extern RealFunctions g_real;

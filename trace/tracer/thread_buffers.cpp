@@ -34,7 +34,10 @@ void write_published(ThreadBuffer& b, std::uint32_t self) {
   const std::uint64_t published = b.published.load(std::memory_order_acquire);
   const std::uint32_t events = std::uint32_t(published >> 32);
   if (events == 0) return;
-  write_block({b.thread, b.tid, b.block_seq, events}, b.data, std::uint32_t(published), self);
+  if (!write_block({b.thread, b.tid, b.block_seq, events}, b.data, std::uint32_t(published), self)) {
+    g_lost_events.fetch_add(events, std::memory_order_relaxed);
+    return;  // the block sequence stays gapless: the reader checks it
+  }
   ++b.block_seq;
 }
 
@@ -97,13 +100,15 @@ void restart_taken_buffer(ThreadBuffer& b) {
   b.lock.unlock();
 }
 
-void flush_own_buffer(ThreadBuffer& b) {
+bool flush_own_buffer(ThreadBuffer& b) {
   const std::uint32_t self = self_tid();
-  if (b.lock.held_by(self)) return;  // a signal handler interrupted this thread's own flush
+  if (b.lock.held_by(self)) return false;  // a signal handler interrupted this thread's own flush
+  if (!process_owns_trace()) return false;  // a vfork child: the parent's buffer, the parent writes it
   b.lock.lock(self);
   if (!b.taken.load(std::memory_order_relaxed)) write_published(b, self);
   restart(b);
   b.lock.unlock();
+  return true;
 }
 
 void flush_all_buffers() {

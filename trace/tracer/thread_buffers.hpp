@@ -39,7 +39,10 @@ struct ThreadBuffer {
 // Slow paths (thread_buffers.cpp); all run with the caller's recursion guard held.
 ThreadBuffer* attach_thread();                  // the calling thread's new buffer; nullptr if none can be had
 void restart_taken_buffer(ThreadBuffer& b);     // owner: after another thread wrote its events out
-void flush_own_buffer(ThreadBuffer& b);         // owner: write the buffer out and restart it
+// Owner: write the buffer out and restart it; false (buffer untouched) when this process does
+// not own the trace (a vfork child: the events stay for the parent) or the thread is already
+// flushing it (a signal handler interrupted the flush).
+bool flush_own_buffer(ThreadBuffer& b);
 void flush_all_buffers();                       // process ending: every thread's published events
 void thread_buffers_init();                     // creates the thread-exit key
 void thread_buffers_after_fork_child();
@@ -55,7 +58,10 @@ inline void record(const trace::TraceEvent& e) {
   std::uint64_t published = b->published.load(std::memory_order_relaxed);
   if (__builtin_expect(std::uint32_t(published) > kBlockBytes - trace::kMaxEncodedEventBytes ||
                            std::uint32_t(published >> 32) >= trace::kMaxBlockEvents, 0)) {
-    flush_own_buffer(*b);
+    if (!flush_own_buffer(*b)) {
+      g_lost_events.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
     published = 0;
   }
   unsigned char* const end = trace::encode_event(b->data + std::uint32_t(published), b->codec, e, g_config.call_sites);

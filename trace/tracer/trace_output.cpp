@@ -23,14 +23,18 @@ namespace {
 using trace::BlockHeader;
 using trace::FileHeader;
 
+// Everything below `lock` is changed with it held; blocks and end records are written with it
+// held too, so that nothing is appended after the end record.
 struct FileState {
   SpinLock lock;
   int fd = -1;
   bool failed = false;  // creation failed: never retried
+  bool ended = false;   // the end record is written (until an exec fails: `resumed`)
+  std::uint64_t events_written = 0, blocks_written = 0;
   FileHeader header{};  // start fields filled by output_mark_start()
   char path[kMaxPrefixBytes + 64] = "";
 };
-FileState g_file;
+constinit FileState g_file;
 
 // One static zstd context and the output buffer of one block (header + frame).
 struct Compressor {
@@ -168,6 +172,8 @@ void create_file() {
   h.pid = std::uint32_t(pid);
   h.ppid = std::uint32_t(getppid());
   h.command_line_bytes = read_command_line(bytes + trace::kFileHeaderBytes, trace::kMaxCommandLineBytes);
+  h.command_line_check = trace::command_line_check(bytes + trace::kFileHeaderBytes, h.command_line_bytes);
+  h.header_check = trace::file_header_check(h);
   std::memcpy(bytes, &h, sizeof h);
   const std::size_t total = trace::kFileHeaderBytes + h.command_line_bytes;
   const ssize_t w = ::write(fd, bytes, total);
@@ -184,15 +190,36 @@ void create_file() {
   std::memcpy(g_file.path, path, sizeof path);
 }
 
-// The descriptor, creating the file first if needed; -1 when there is none (failed, or the lock
-// is held by `self`: a signal handler interrupted the creation).
-int file_descriptor(std::uint32_t self) {
-  if (g_file.lock.held_by(self)) return -1;
+// Appends `n` bytes (one block of `events` events, or an end record) with one write(), creating
+// the file first if needed.  False when nothing was written: tracing is off, this process does
+// not own the trace (vfork child), the end record is already written, or g_file.lock is held by
+// `self` (a signal handler interrupted this thread's own write).
+bool append_record(std::uint32_t self, const void* data, std::size_t n, std::uint32_t events) {
+  if (!process_owns_trace() || g_file.lock.held_by(self)) return false;
   g_file.lock.lock(self);
+  if (!g_tracing.load(std::memory_order_relaxed) || g_file.ended) {
+    g_file.lock.unlock();
+    return false;
+  }
   if (g_file.fd < 0 && !g_file.failed) create_file();
-  const int fd = g_file.fd;
+  if (g_file.fd < 0) {
+    g_file.lock.unlock();
+    return false;
+  }
+  ssize_t w;
+  do w = ::write(g_file.fd, data, n);
+  while (w < 0 && errno == EINTR);
+  const int error = errno;
+  if (w == ssize_t(n) && events > 0) {
+    g_file.events_written += events;
+    ++g_file.blocks_written;
+  }
   g_file.lock.unlock();
-  return fd;
+  if (w != ssize_t(n)) {
+    fail("cannot append a block to ", g_file.path, w < 0 ? error : ENOSPC);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -206,15 +233,15 @@ void output_mark_start() {
 void output_after_fork_child() {
   if (g_file.fd >= 0) ::close(g_file.fd);
   g_file.fd = -1;
+  g_file.ended = false;
+  g_file.events_written = g_file.blocks_written = 0;
   g_file.lock.reset();
   for (Compressor& c : g_compressors) c.lock.reset();
   output_mark_start();
 }
 
 bool write_block(const BlockIdentity& id, const unsigned char* encoded, std::uint32_t encoded_bytes, std::uint32_t self) {
-  if (!g_tracing.load(std::memory_order_relaxed)) return false;
-  const int fd = file_descriptor(self);
-  if (fd < 0) return false;
+  if (!g_tracing.load(std::memory_order_relaxed) || !process_owns_trace()) return false;
   Compressor* c = borrow_compressor(self);
   if (c == nullptr) return false;
   const std::size_t n =
@@ -236,21 +263,40 @@ bool write_block(const BlockIdentity& id, const unsigned char* encoded, std::uin
   h.flush_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
   h.reserved = trace::block_header_check(h);
   std::memcpy(c->out, &h, sizeof h);
-  const std::size_t total = trace::kBlockHeaderBytes + n;
-  ssize_t w;
-  do w = ::write(fd, c->out, total);
-  while (w < 0 && errno == EINTR);
-  const int error = errno;
+  const bool written = append_record(self, c->out, trace::kBlockHeaderBytes + n, id.events);
   c->lock.unlock();
-  if (w != ssize_t(total)) {
-    fail("cannot append a block to ", g_file.path, w < 0 ? error : ENOSPC);
-    return false;
-  }
-  return true;
+  return written;
 }
 
-void output_ensure_file(std::uint32_t self) {
-  if (g_tracing.load(std::memory_order_relaxed)) file_descriptor(self);
+void output_end(trace::EndCause cause, int signal, bool create, std::uint32_t self) {
+  if (!g_tracing.load(std::memory_order_relaxed) || !process_owns_trace() || g_file.lock.held_by(self)) return;
+  g_file.lock.lock(self);
+  const bool resumed = cause == trace::EndCause::resumed;
+  if (resumed ? !g_file.ended : g_file.ended) {
+    g_file.lock.unlock();
+    return;
+  }
+  if (g_file.fd < 0 && !g_file.failed && create) create_file();
+  if (g_file.fd < 0) {
+    g_file.lock.unlock();
+    return;
+  }
+  trace::EndRecord r{};
+  r.magic = trace::kEndMagic;
+  r.cause = std::uint32_t(cause);
+  r.signal = std::uint32_t(signal);
+  r.events_written = g_file.events_written;
+  r.blocks_written = g_file.blocks_written;
+  r.lost_events = g_lost_events.load(std::memory_order_relaxed);
+  r.end_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+  r.check = trace::end_record_check(r);
+  ssize_t w;
+  do w = ::write(g_file.fd, &r, sizeof r);
+  while (w < 0 && errno == EINTR);
+  const int error = errno;
+  if (w == ssize_t(sizeof r)) g_file.ended = !resumed;
+  g_file.lock.unlock();
+  if (w != ssize_t(sizeof r)) fail("cannot append the end record to ", g_file.path, w < 0 ? error : ENOSPC);
 }
 
 }  // namespace allocstress::tracer

@@ -2,10 +2,10 @@
 #include "tracer_lifecycle.hpp"
 
 #include <pthread.h>
-#include <signal.h>
 
 #include "thread_buffers.hpp"
 #include "trace_output.hpp"
+#include "tracer_signals.hpp"
 #include "tracer_state.hpp"
 
 namespace allocstress::tracer {
@@ -13,34 +13,17 @@ namespace allocstress::tracer {
 __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 std::atomic<bool> g_tracing{false};
 TracerConfig g_config;
+std::atomic<int> g_owner_pid{0};
+std::atomic<std::uint64_t> g_lost_events{0};
 
 namespace {
 
 std::atomic<int> g_start_state{0};  // 0 not started, 1 starting, 2 started
 
-void on_abort(int) {
-  GuardScope guard;
-  flush_all_buffers();
-  output_ensure_file(self_tid());
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(SIGABRT, &dfl, nullptr);
-  raise(SIGABRT);  // blocked while this handler runs: delivered, with the default action, on return
-}
-
-void install_abort_handler() {
-  struct sigaction current {};
-  if (sigaction(SIGABRT, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) return;
-  struct sigaction sa {};
-  sa.sa_handler = on_abort;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGABRT, &sa, nullptr);
-}
-
 void on_fork_child() {
   GuardScope guard;
+  g_owner_pid.store(getpid(), std::memory_order_relaxed);
+  g_lost_events.store(0, std::memory_order_relaxed);
   thread_buffers_after_fork_child();
   output_after_fork_child();
 }
@@ -51,13 +34,12 @@ __attribute__((constructor)) void on_load() {
 }
 
 // Runs when the dynamic linker finalizes this library: after the program's destructors and
-// atexit handlers.  Events after this point (destructors of libraries finalized later) are
-// buffered but not written.
+// atexit handlers.  Events after this point (destructors of libraries finalized later, threads
+// still running) are not written: the end record closes the file.  A vfork child that calls
+// exit() (not _exit) does nothing here: the trace is its parent's.
 __attribute__((destructor)) void on_unload() {
   GuardScope guard;
-  if (!g_tracing.load(std::memory_order_relaxed)) return;
-  flush_all_buffers();
-  output_ensure_file(self_tid());
+  end_process_trace(trace::EndCause::exit, 0, true);
 }
 
 }  // namespace
@@ -69,22 +51,33 @@ void bootstrap() {
     return;
   }
   resolve_real_functions();
+  g_owner_pid.store(getpid(), std::memory_order_relaxed);
   output_mark_start();
   if (read_tracer_config(g_config)) {
     thread_buffers_init();
     pthread_atfork(nullptr, nullptr, on_fork_child);
-    install_abort_handler();
     g_tracing.store(true, std::memory_order_release);
+    install_signal_handlers();
   }
   g_start_state.store(2, std::memory_order_release);
 }
 
-void flush_before_process_change(bool process_ends) {
+bool end_process_trace(trace::EndCause cause, int signal, bool create) {
+  if (!g_tracing.load(std::memory_order_relaxed) || !process_owns_trace()) return false;
+  flush_all_buffers();
+  output_end(cause, signal, create, self_tid());
+  return true;
+}
+
+bool flush_before_process_change(trace::EndCause cause) {
   GuardScope guard;
   ensure_started();
-  if (!g_tracing.load(std::memory_order_relaxed)) return;
-  flush_all_buffers();
-  if (process_ends) output_ensure_file(self_tid());
+  return end_process_trace(cause, 0, cause != trace::EndCause::exec);
+}
+
+void resume_after_failed_exec() {
+  GuardScope guard;
+  if (g_tracing.load(std::memory_order_relaxed)) output_end(trace::EndCause::resumed, 0, false, self_tid());
 }
 
 }  // namespace allocstress::tracer

@@ -34,6 +34,19 @@ inline ThreadBuffer* const kThreadExited = reinterpret_cast<ThreadBuffer*>(std::
 extern std::atomic<bool> g_tracing;
 extern TracerConfig g_config;
 
+// The process whose trace the tracer's state (buffers, file, counters) belongs to: set at
+// start-up and in a fork child (atfork handler).  Any other process seeing this memory is a
+// child that did not go through fork(): vfork(), posix_spawn(), clone(CLONE_VM) -- it shares the
+// parent's memory (and, until exec, a copy of its descriptors), so it must not write, close or
+// create anything of the parent's trace; its exec'd image traces into a file of its own.
+extern std::atomic<int> g_owner_pid;
+// Events recorded but never written (a vfork child's event that found the parent's buffer full,
+// a block refused after the end record, a block dropped by a signal handler re-entering a flush).
+extern std::atomic<std::uint64_t> g_lost_events;
+
+// True when the calling process owns the trace state (one getpid() system call: slow paths only).
+inline bool process_owns_trace() { return getpid() == g_owner_pid.load(std::memory_order_relaxed); }
+
 inline std::uint32_t self_tid() {
   ThreadState& t = t_state;
   if (t.tid == 0) t.tid = std::uint32_t(syscall(SYS_gettid));

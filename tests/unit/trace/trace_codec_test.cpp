@@ -169,12 +169,14 @@ TEST_F(TraceRoundTrip, CutInsideTheLastBlockKeepsEveryCompleteBlock) {
   const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const TraceContents whole = read_trace_bytes(bytes, "whole");
   // The start of the last block: header, then the blocks before it.
-  std::uint64_t last_block = 0;
+  std::uint64_t last_block = 0, last_end = 0;
   for (std::uint64_t at = kFileHeaderBytes + whole.header.command_line_bytes; at < bytes.size();) {
     BlockHeader h;
     std::memcpy(&h, bytes.data() + at, sizeof h);
+    if (h.magic == kEndMagic) break;  // the end record after the last block
     last_block = at;
     at += kBlockHeaderBytes + h.compressed_bytes;
+    last_end = at;
   }
   std::uint64_t events_before_last = 0;
   {
@@ -183,7 +185,7 @@ TEST_F(TraceRoundTrip, CutInsideTheLastBlockKeepsEveryCompleteBlock) {
     events_before_last = before.events();
   }
   ASSERT_LT(events_before_last, whole.events());
-  for (std::uint64_t cut = last_block + 1; cut < bytes.size(); ++cut) {
+  for (std::uint64_t cut = last_block + 1; cut < last_end; ++cut) {
     const TraceContents t = read_trace_bytes(std::span(bytes).first(cut), "cut");
     EXPECT_FALSE(t.truncation.empty()) << "cut at " << cut;
     EXPECT_EQ(t.truncated_at, last_block);

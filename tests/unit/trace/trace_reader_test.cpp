@@ -1,8 +1,9 @@
 // The trace reader on bad input: a small multi-block trace cut at every byte offset, with every
 // bit flipped in turn, foreign files and a wrong version.  The contract (trace_reader.hpp):
 // only TraceError is ever thrown, naming the offset of what is wrong; a cut file returns its
-// complete blocks; bytes the reader does not interpret (process ids, clocks, command line
-// text, reserved fields) may change without changing the events.
+// complete blocks; in format version 2 every flip of the file header (lengths, pid, clocks,
+// command line) or of the end record is caught by their check values and blamed on them; a
+// version 1 file (no check values, no end record) is still read.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ struct Sample {
   Bytes bytes;
   std::size_t header_end = 0;  // file header + command line
   std::vector<Block> blocks;
+  std::size_t end_record = 0;  // offset of the end record (the last kBlockHeaderBytes)
   TraceContents contents;      // as read from the intact file
 };
 
@@ -82,7 +84,8 @@ Sample make_sample(std::uint32_t flags) {
   FileHeader h{};
   std::memcpy(&h, s.bytes.data(), sizeof h);
   s.header_end = h.header_bytes + h.command_line_bytes;
-  for (std::size_t at = s.header_end; at < s.bytes.size();) {
+  s.end_record = s.bytes.size() - kBlockHeaderBytes;
+  for (std::size_t at = s.header_end; at < s.end_record;) {
     BlockHeader b{};
     std::memcpy(&b, s.bytes.data() + at, sizeof b);
     s.blocks.push_back({at, at + kBlockHeaderBytes, at + kBlockHeaderBytes + b.compressed_bytes, b.thread, b.events});
@@ -162,11 +165,13 @@ TEST(TraceReader, CutAtEveryOffsetReturnsTheCompleteBlocks) {
       }
       EXPECT_EQ(c.blocks, blocks) << "cut " << cut;
       EXPECT_EQ(c.events(), events) << "cut " << cut;
-      const bool at_boundary = cut == s.bytes.size() || !cut_block || cut_block->start == cut;
+      const bool at_boundary = cut == s.bytes.size() || cut == s.end_record || (cut_block && cut_block->start == cut);
       EXPECT_EQ(c.truncation.empty(), at_boundary) << "cut " << cut << ": " << c.truncation;
       if (!at_boundary) {
-        EXPECT_EQ(c.truncated_at, cut_block->start) << "cut " << cut;
+        EXPECT_EQ(c.truncated_at, cut_block ? cut_block->start : s.end_record) << "cut " << cut;
       }
+      // Only the whole file has its end record: every cut is reported as cut short.
+      EXPECT_EQ(c.cut_short().empty(), cut == s.bytes.size()) << "cut " << cut << ": " << c.cut_short();
       for (const auto& t : c.threads) {  // each thread's events are a prefix of the full file's
         const auto& full = s.contents.threads[t.index].events;
         ASSERT_LE(t.events.size(), full.size());
@@ -174,18 +179,6 @@ TEST(TraceReader, CutAtEveryOffsetReturnsTheCompleteBlocks) {
       }
     }
   }
-}
-
-// A flip at `offset`, bit `bit` of the file header that the reader must ignore: process ids,
-// clocks, reserved fields, command line text (a flipped NUL only re-splits it), flag bits other
-// than kFlagCallSites.  The header size, the command line size and the call-site flag change
-// how the rest is read: any outcome but a crash is right for those.
-bool is_dont_care_header_bit(std::size_t offset, int bit, const Sample& s) {
-  const std::size_t flags = offsetof(FileHeader, flags), cmd_bytes = offsetof(FileHeader, command_line_bytes);
-  if (offset >= kFileHeaderBytes) return offset < s.header_end;
-  if (offset >= offsetof(FileHeader, pid)) return offset < cmd_bytes || offset >= cmd_bytes + 4;
-  if (offset >= flags) return offset > flags || (1u << bit) != kFlagCallSites;
-  return false;
 }
 
 TEST(TraceReader, FlippedBitsFailAtTheirOffsetOrChangeNothing) {
@@ -220,9 +213,17 @@ TEST(TraceReader, FlippedBitsFailAtTheirOffsetOrChangeNothing) {
       } else if (offset < offsetof(FileHeader, header_bytes)) {
         ASSERT_FALSE(ok) << where;
         EXPECT_EQ(error->offset, offsetof(FileHeader, version)) << where;
-      } else if (is_dont_care_header_bit(offset, bit, s)) {
-        ASSERT_TRUE(ok) << where;
-        EXPECT_TRUE(same_events(c, s.contents)) << where;
+      } else if (offset < kFileHeaderBytes) {  // lengths, pid, clocks, flags, check values
+        ASSERT_FALSE(ok) << where;
+        EXPECT_EQ(error->offset, offsetof(FileHeader, header_check)) << where;
+        EXPECT_NE(std::string(error->what()).find("file header check value mismatch"), std::string::npos) << where;
+      } else if (offset < s.header_end) {  // command line
+        ASSERT_FALSE(ok) << where;
+        EXPECT_EQ(error->offset, kFileHeaderBytes) << where;
+        EXPECT_NE(std::string(error->what()).find("corrupt command line"), std::string::npos) << where;
+      } else if (offset >= s.end_record) {
+        ASSERT_FALSE(ok) << where;
+        EXPECT_EQ(error->offset, s.end_record) << where;
       }
     }
   }
@@ -265,7 +266,7 @@ TEST(TraceReader, FileHeaderErrorsNameTheirField) {
     std::uint64_t offset;
   };
   const std::vector<Case> cases = {
-      {offsetof(FileHeader, version), 2, 2, "format version 2 (accepted: version 1)", offsetof(FileHeader, version)},
+      {offsetof(FileHeader, version), 3, 2, "format version 3 (accepted: versions 1 to 2)", offsetof(FileHeader, version)},
       {offsetof(FileHeader, header_bytes), 32, 2, "header size 32 is below 64", offsetof(FileHeader, header_bytes)},
       {offsetof(FileHeader, command_line_bytes), kMaxCommandLineBytes + 1, 4, "command line of 1048577 bytes (limit 1048576)",
        offsetof(FileHeader, command_line_bytes)},
@@ -274,6 +275,10 @@ TEST(TraceReader, FileHeaderErrorsNameTheirField) {
   for (const Case& c : cases) {
     Bytes bytes = s.bytes;
     std::memcpy(bytes.data() + c.field, &c.value, c.width);  // little-endian: the low bytes first
+    FileHeader h{};  // a consistent but wrong writer: the check value matches the wrong field
+    std::memcpy(&h, bytes.data(), sizeof h);
+    h.header_check = file_header_check(h);
+    std::memcpy(bytes.data(), &h, sizeof h);
     try {
       read_trace_bytes(bytes, "header.ast");
       ADD_FAILURE() << "accepted: " << c.want;
@@ -332,6 +337,111 @@ TEST(TraceReader, MissingFileIsNotATraceError) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos) << e.what();
   }
+}
+
+// A corrupt command line length (the evidence of issue 17: it was blamed on "offset 218: no
+// block magic") is blamed on the file header; so are a flipped pid and flipped command line text.
+TEST(TraceReader, CorruptHeaderFieldsAreBlamedOnTheHeader) {
+  const Sample s = make_sample(0);
+  struct Case {
+    std::size_t offset;
+    unsigned char xor_with;
+    std::uint64_t want_offset;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {offsetof(FileHeader, command_line_bytes), 0x04, offsetof(FileHeader, header_check), "file header check value mismatch"},
+      {offsetof(FileHeader, pid), 0x01, offsetof(FileHeader, header_check), "file header check value mismatch"},
+      {kFileHeaderBytes + 3, 0x20, kFileHeaderBytes, "file header check value mismatch: corrupt command line"},
+  };
+  for (const Case& c : cases) {
+    Bytes bytes = s.bytes;
+    bytes[c.offset] ^= c.xor_with;
+    try {
+      read_trace_bytes(bytes, "header.ast");
+      ADD_FAILURE() << "accepted a flip at " << c.offset;
+    } catch (const TraceError& e) {
+      EXPECT_EQ(e.offset, c.want_offset) << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.want), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Rewrites the end record, with its check value.
+Bytes with_end(const Sample& s, const std::function<void(EndRecord&)>& change) {
+  Bytes bytes = s.bytes;
+  EndRecord r{};
+  std::memcpy(&r, bytes.data() + s.end_record, sizeof r);
+  change(r);
+  r.check = end_record_check(r);
+  std::memcpy(bytes.data() + s.end_record, &r, sizeof r);
+  return bytes;
+}
+
+TEST(TraceReader, EndRecordSaysHowTheTraceEnded) {
+  const Sample s = make_sample(0);
+  EXPECT_TRUE(s.contents.end_recorded());
+  EXPECT_EQ(s.contents.end.cause, std::uint32_t(EndCause::written));
+  EXPECT_EQ(s.contents.end.events_written, 11u);
+  EXPECT_EQ(s.contents.cut_short(), "");
+
+  const TraceContents crashed = read_trace_bytes(with_end(s, [](EndRecord& r) {
+    r.cause = std::uint32_t(EndCause::signal);
+    r.signal = 11;
+  }), "crashed.ast");
+  EXPECT_EQ(crashed.end_text(), "signal 11 (SIGSEGV)");
+  EXPECT_EQ(crashed.cut_short(), "");  // whole up to the signal
+
+  const TraceContents lossy = read_trace_bytes(with_end(s, [](EndRecord& r) { r.lost_events = 3; }), "lossy.ast");
+  EXPECT_NE(lossy.cut_short().find("3 events recorded but not written"), std::string::npos) << lossy.cut_short();
+
+  const TraceContents resumed = read_trace_bytes(with_end(s, [](EndRecord& r) { r.cause = std::uint32_t(EndCause::resumed); }), "resumed.ast");
+  EXPECT_NE(resumed.cut_short().find("no end record"), std::string::npos) << resumed.cut_short();
+
+  const Bytes no_end(s.bytes.begin(), s.bytes.begin() + std::ptrdiff_t(s.end_record));
+  const TraceContents killed = read_trace_bytes(no_end, "killed.ast");
+  EXPECT_EQ(killed.events(), 11u);
+  EXPECT_NE(killed.cut_short().find("no end record"), std::string::npos) << killed.cut_short();
+
+  // A block after the end record (an end record in the middle).
+  Bytes moved(s.bytes.begin(), s.bytes.begin() + std::ptrdiff_t(s.blocks.back().start));
+  moved.insert(moved.end(), s.bytes.begin() + std::ptrdiff_t(s.end_record), s.bytes.end());
+  moved.insert(moved.end(), s.bytes.begin() + std::ptrdiff_t(s.blocks.back().start), s.bytes.begin() + std::ptrdiff_t(s.blocks.back().end));
+  EndRecord early{};
+  std::memcpy(&early, moved.data() + s.blocks.back().start, sizeof early);
+  early.events_written -= s.blocks.back().events;
+  early.blocks_written -= 1;
+  early.check = end_record_check(early);
+  std::memcpy(moved.data() + s.blocks.back().start, &early, sizeof early);
+  const TraceContents after = read_trace_bytes(moved, "after.ast");
+  EXPECT_EQ(after.blocks_after_end, 1u);
+  EXPECT_NE(after.cut_short().find("1 blocks after the end record"), std::string::npos) << after.cut_short();
+
+  try {
+    read_trace_bytes(with_end(s, [](EndRecord& r) { r.events_written += 1; }), "miscounted.ast");
+    ADD_FAILURE() << "accepted an end record counting an event the file lacks";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.offset, s.end_record) << e.what();
+    EXPECT_NE(std::string(e.what()).find("blocks missing"), std::string::npos) << e.what();
+  }
+}
+
+// Format version 1 (before check values and end records) is still read; its end is unknown.
+TEST(TraceReader, Version1IsStillRead) {
+  const Sample s = make_sample(kFlagCallSites);
+  Bytes v1(s.bytes.begin(), s.bytes.begin() + std::ptrdiff_t(s.end_record));
+  FileHeader h{};
+  std::memcpy(&h, v1.data(), sizeof h);
+  h.version = 1;
+  h.header_check = h.command_line_check = 0;
+  std::memcpy(v1.data(), &h, sizeof h);
+  const TraceContents c = read_trace_bytes(v1, "v1.ast");
+  EXPECT_TRUE(same_events(c, s.contents));
+  EXPECT_FALSE(c.end_recorded());
+  EXPECT_EQ(c.cut_short(), "");
+  EXPECT_NE(c.end_text().find("format version 1 has no end record"), std::string::npos) << c.end_text();
+  v1[offsetof(FileHeader, pid)] ^= 1;  // version 1 cannot tell
+  EXPECT_NO_THROW(read_trace_bytes(v1, "v1.ast"));
 }
 
 }  // namespace

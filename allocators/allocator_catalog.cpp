@@ -154,10 +154,14 @@ AllocatorCatalog::AllocatorCatalog(const fs::path& manifest) : manifest_(manifes
     if (!(fields >> spec.name)) continue;  // blank or comment
     const std::string where = manifest.string() + ":" + std::to_string(lineno);
     if (!(fields >> spec.library >> spec.package) || !valid_name(spec.name) || spec.name == kAllAllocators)
-      throw std::runtime_error(where + ": expected 'name library debian-package [VAR=VALUE ...]' (accepted: a name of letters, digits, _-. other than '" +
+      throw std::runtime_error(where + ": expected 'name library debian-package [named-only] [VAR=VALUE ...]' (accepted: a name of letters, digits, _-. other than '" +
                                kAllAllocators + "')");
     std::string setting;
     for (int field = 4; fields >> setting; ++field) try {
+        if (setting == kNamedOnlyMark) {
+          spec.named_only = true;
+          continue;
+        }
         auto [name, value] = parse_environment_setting(setting);
         if (!spec.environment.emplace(name, value).second)
           throw std::invalid_argument("'" + setting + "' sets " + name + " a second time (accepted: each VAR once)");

@@ -24,11 +24,18 @@ struct AllocatorSpec {
   std::string unavailable_reason;  // non-empty: cannot run here, and why
   // A configuration: variables its cells start with, next to LD_PRELOAD (MALLOC_CONF=..., GLIBC_TUNABLES=...).
   std::map<std::string, std::string> environment;
+  // Marked `named-only` in the manifest: runs when named (or with `--allocators all`) only.
+  bool named_only = false;
 
   bool available() const { return unavailable_reason.empty(); }
-  // Configurations run when named (or with `--allocators all`), not in the default matrix.
-  bool in_default_matrix() const { return environment.empty(); }
+  // Configurations and named-only allocators run when named (or with `--allocators all`), not in
+  // the default matrix.
+  bool in_default_matrix() const { return environment.empty() && !named_only; }
 };
+
+// The manifest field that keeps an allocator out of the default matrix (scudo: it cannot run
+// under valgrind, so the default matrix's counts tier would fail for it).
+inline constexpr const char* kNamedOnlyMark = "named-only";
 
 // `--allocators all`: every allocator of the catalogue, configurations included.
 inline constexpr const char* kAllAllocators = "all";

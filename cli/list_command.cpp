@@ -25,6 +25,7 @@ int ListCommand::execute() {
     std::string where = in_tree ? "(in-tree backend)" : s.library_path;
     if (!in_tree && s.available() && required_preload(s).empty()) where += " (no preload: the process's own malloc)";
     if (!s.environment.empty()) where += " + " + environment_text(s.environment) + " (configuration: runs when named)";
+    if (s.named_only) where += " (named-only: runs when named)";
     std::printf("%-18s %-8s %-9s %-12s %s\n", s.name.c_str(), in_tree ? "in-tree" : "drop-in",
                 s.available() ? "found" : "missing", version.c_str(),
                 s.available() ? where.c_str() : s.unavailable_reason.c_str());

@@ -80,8 +80,9 @@ std::vector<std::string> chosen_models(const std::string& asked) {
 // The study's folders beside OUT.json: OUT-programs/{parts,traces,fits,inputs,logs}.
 struct StudyFolders {
   fs::path root, parts, traces, fits, inputs, logs;
+  // Absolute: the trace step runs in the program's own working directory.
   explicit StudyFolders(const fs::path& out) {
-    root = out.parent_path() / (out.stem().string() + "-programs");
+    root = fs::absolute(out).parent_path() / (out.stem().string() + "-programs");
     parts = root / "parts";
     traces = root / "traces";
     fits = root / "fits";
@@ -115,8 +116,9 @@ fs::path busiest_trace(const fs::path& folder, const std::string& program) {
 
 // The options of `model`'s instance for a program: its trace (replay), its fit file (fitted), or
 // the fit file's size table (alloc-test, lifetime); lifetime also holds the trace's peak live
-// bytes over as many allocations as the trace made (at least 1e5), so that its heap is the
-// program's size.
+// bytes, so that its heap is the program's size, over as many allocations as the trace made but
+// at least 1e5 and 20 mean lifetimes (peak / mean size: the model keeps every mean lifetime
+// within 1/16 of its allocations).
 OptionValues model_options(const std::string& model, const fs::path& trace, const fs::path& fit) {
   if (model == "replay") return {{"--trace", trace.string()}};
   if (model == "fitted") return {{"--fit", fit.string()}};
@@ -124,7 +126,8 @@ OptionValues model_options(const std::string& model, const fs::path& trace, cons
   if (model == "lifetime") {
     const TraceSummary t = load_fit_config(fit).trace;
     sized["--live-bytes"] = std::to_string(std::max<std::uint64_t>(t.peak_live_requested_bytes, 1));
-    sized["--iterations"] = std::to_string(std::max<std::uint64_t>(t.allocations, 100'000));
+    const double lifetime = double(t.peak_live_requested_bytes) / std::max(t.mean_size, 1.0);
+    sized["--iterations"] = std::to_string(std::max({t.allocations, std::uint64_t{100'000}, std::uint64_t(20 * lifetime)}));
   }
   return sized;
 }
@@ -242,8 +245,10 @@ int ProgramsCommand::execute(const std::string& command_line) {
     for (const std::string& model : model_names) {
       if (model != "replay" && !info.contains("fit")) continue;
       const std::string instance = model + ":" + program;
-      const OptionValues options = model_options(model, trace, fit);
-      run_part(model + "-" + program, request_for(instance, options));
+      PlanRequest request = request_for(instance, model_options(model, trace, fit));
+      // replay and fitted take the trace's and the fit's thread count; the sized models likewise.
+      if (model == "alloc-test" || model == "lifetime") request.threads = std::to_string(load_fit_config(fit).params.threads);
+      run_part(model + "-" + program, request);
       if (interrupted()) return 130;
     }
   }
@@ -256,7 +261,8 @@ int ProgramsCommand::execute(const std::string& command_line) {
   write_file_atomically(results, json_text(merged, 2) + "\n");
   const std::string md = markdown_table(merged);
   write_file_atomically(table_path_for(results), md);
-  std::cout << md << "\nresults: " << results.string() << "\n";
+  std::cout << md << "\nresults: " << results.string() << "\nfidelity table: allocstress fidelity " << results.string()
+            << " (also in the report)\n";
   return report_after_matrix(results, 0);
 }
 

@@ -115,19 +115,31 @@ fs::path busiest_trace(const fs::path& folder, const std::string& program) {
 }
 
 // The options of `model`'s instance for a program: its trace (replay), its fit file (fitted), or
-// the fit file's size table (alloc-test, lifetime); lifetime also holds the trace's peak live
-// bytes, so that its heap is the program's size, over as many allocations as the trace made but
-// at least 1e5 and 20 mean lifetimes (peak / mean size: the model keeps every mean lifetime
-// within 1/16 of its allocations).
+// the fit file's size table (alloc-test, lifetime) at the program's heap, not the preset's:
+//   alloc-test  slots = the trace's peak live bytes / its mean size (64 .. 2^20 per thread), so
+//               that the slots hold about the program's heap; iterations = twice the trace's
+//               allocations (its mallocs and frees), at least 1e4, at most 1e6 and at most 4 GB
+//               of blocks written (xz's blocks average 270 KB);
+//   lifetime    live bytes = the trace's peak; allocations = the trace's, at least 1e4 and 20
+//               mean lifetimes (peak / mean size: the model keeps every mean lifetime within
+//               1/16 of its allocations).
 OptionValues model_options(const std::string& model, const fs::path& trace, const fs::path& fit) {
   if (model == "replay") return {{"--trace", trace.string()}};
   if (model == "fitted") return {{"--fit", fit.string()}};
   OptionValues sized = {{"--sizes", "fit"}, {"--size-fit", fit.string()}};
-  if (model == "lifetime") {
-    const TraceSummary t = load_fit_config(fit).trace;
+  const FitConfig config = load_fit_config(fit);
+  const TraceSummary& t = config.trace;
+  const double mean_size = std::max(t.mean_size, 1.0);
+  const double blocks_live = double(t.peak_live_requested_bytes) / mean_size;
+  if (model == "alloc-test") {
+    const double threads = double(std::max(config.params.threads, 1u));
+    const double slots = std::clamp(blocks_live, 64.0 * threads, double(1u << 20) * threads);
+    const double iterations = std::min({std::max(2.0 * double(t.allocations), 1e4), 1e6, std::max(4e9 / mean_size, 1e3)});
+    sized["--slots"] = std::to_string(std::uint64_t(slots));
+    sized["--iterations"] = std::to_string(std::uint64_t(iterations));
+  } else {
     sized["--live-bytes"] = std::to_string(std::max<std::uint64_t>(t.peak_live_requested_bytes, 1));
-    const double lifetime = double(t.peak_live_requested_bytes) / std::max(t.mean_size, 1.0);
-    sized["--iterations"] = std::to_string(std::max({t.allocations, std::uint64_t{100'000}, std::uint64_t(20 * lifetime)}));
+    sized["--iterations"] = std::to_string(std::max({t.allocations, std::uint64_t{10'000}, std::uint64_t(20 * blocks_live)}));
   }
   return sized;
 }
@@ -143,6 +155,7 @@ void ProgramsCommand::add_to(CLI::App& app) {
   cmd->add_option("--add-allocator", added, "Add a drop-in allocator NAME=/path/lib.so to the catalogue (repeatable)");
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
   cmd->add_option("--models", models, "Comma-separated models run on each program's trace: replay, fitted, alloc-test, lifetime (default all)");
+  cmd->add_option("--prog-work", work, "Each program's work in percent of its default (1..10000; default 100), in its real runs and its trace");
   cmd->add_option("--reps", reps, "Repetitions (fresh processes) per cell, in every part (default 5)");
   cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds, also of each trace and fit step (default 300)");
   cmd->add_option("-o,--out", out, "Results file (.json; default out/programs-<time>.json); the parts, traces and fits go to OUT-programs/");
@@ -157,6 +170,14 @@ int ProgramsCommand::execute(const std::string& command_line) {
   if (reps == 0) throw UsageError("--reps must be at least 1, got 0");
   if (!(timeout_s > 0 && timeout_s <= 1e6)) throw UsageError("--timeout must be a number of seconds in (0, 1000000]");
   if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
+  const OptionValues program_options = work.empty() ? OptionValues{} : OptionValues{{"--prog-work", work}};
+  const Preset preset = find_preset("quick");
+  for (const std::string& program : names) try {
+      const WorkloadEntry& entry = workload_entry(program);
+      entry.check(workload_params(entry, preset.params, program_options), 1);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   const fs::path results = out.empty() ? fs::path("out") / ("programs-" + file_time_stamp() + ".json") : fs::path(out);
   if (results.extension() != ".json") throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
   check_new_output_file(results, force);
@@ -203,15 +224,14 @@ int ProgramsCommand::execute(const std::string& command_line) {
   // 1. The real programs, under the drop-ins (the others are refused by the program workloads).
   std::string joined_names;
   for (const auto& n : names) joined_names += (joined_names.empty() ? "" : ",") + n;
-  if (!run_part("real", request_for(joined_names, {})) && interrupted()) return 130;
+  if (!run_part("real", request_for(joined_names, program_options)) && interrupted()) return 130;
 
   // 2. Per program: its trace, its fit, its models.
-  const Preset preset = find_preset("quick");
   for (const std::string& program : names) {
     if (interrupted()) return 130;
     Json& info = study[program];
     const WorkloadEntry& entry = workload_entry(program);
-    const Json params = workload_params(entry, preset.params, {});
+    const Json params = workload_params(entry, preset.params, program_options);
     if (const std::string why = program_unavailable(program, params); !why.empty()) {
       info["skipped"] = why;
       std::cerr << "\nprograms: " << program << " skipped: " << why << "\n";

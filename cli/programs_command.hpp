@@ -8,7 +8,7 @@
 // whose table shows the real, replay and fitted rows of each program and whose report holds the
 // fidelity table: do the models rank the allocators as the programs do?
 //
-//   allocstress programs [--programs LIST] [--allocators LIST] [--reps N] [--timeout S]
+//   allocstress programs [--programs LIST] [--allocators LIST] [--prog-work PCT] [--reps N] [--timeout S]
 //                        [--models LIST] [-o OUT.json] [--force]
 //
 // Writes OUT.json, OUT.md and OUT-report/ (like matrix), and keeps in OUT-programs/ the parts
@@ -31,6 +31,7 @@ struct ProgramsCommand {
   std::string allocators, manifest;
   std::vector<std::string> added;
   std::string models = "replay,fitted,alloc-test,lifetime";
+  std::string work;  // --prog-work PCT for every program ("" = each program's default work)
   unsigned reps = 5;
   double timeout_s = 300;
   std::string out;

@@ -266,8 +266,10 @@ int ProgramsCommand::execute(const std::string& command_line) {
       if (model != "replay" && !info.contains("fit")) continue;
       const std::string instance = model + ":" + program;
       PlanRequest request = request_for(instance, model_options(model, trace, fit));
-      // replay and fitted take the trace's and the fit's thread count; the sized models likewise.
-      if (model == "alloc-test" || model == "lifetime") request.threads = std::to_string(load_fit_config(fit).params.threads);
+      // replay takes the trace's thread count (fixed); fitted and the sized models the fit's,
+      // at most this machine's PUs (rocksdb's fit has 3 threads; a 2-PU machine cannot place them).
+      if (model != "replay")
+        request.threads = std::to_string(std::clamp(load_fit_config(fit).params.threads, 1u, std::max(topology.usable_pu_count(false), 1u)));
       run_part(model + "-" + program, request);
       if (interrupted()) return 130;
     }

@@ -190,6 +190,7 @@ nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator,
   const SlotTable slots(program.slots());
   ReplayShared shared;
   shared.blocks = slots.blocks();
+  shared.keep_addresses = cell.params.value("heap_map_frames", std::uint64_t{0}) != 0;
   const RssReader rss;
   std::vector<ReplayWorkerResult> results(pus.size());
   const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {

@@ -76,6 +76,9 @@ struct ReplayThreadOutcome {
 struct ReplayShared {
   std::atomic<void*>* blocks = nullptr;  // slot -> block (nullptr = not produced yet)
   std::atomic<bool> stop{false};
+  // The teardown leaves every slot's address in place (a heap map reads them after the phase);
+  // otherwise it clears the slots it frees.
+  bool keep_addresses = false;
 };
 
 // Optional allocator capabilities used by the replay when present.
@@ -253,12 +256,12 @@ struct ReplayLiveBlock {
 };
 static_assert(sizeof(ReplayLiveBlock) == 16);
 
-// Frees `blocks` (teardown, outside the measured phase).  Every slot keeps its block's address
-// (a slot is produced and consumed once), so that a heap map can read them after the phase.
+// Frees `blocks` (teardown, outside the measured phase), clearing their slots unless
+// shared.keep_addresses (a slot is produced and consumed once, so its address stays readable).
 template <Allocator A>
 void release_replay_blocks(A& a, ReplayShared& shared, std::span<const ReplayLiveBlock> blocks) {
   for (const ReplayLiveBlock& b : blocks) {
-    void* block = shared.blocks[b.slot].load(std::memory_order_acquire);
+    void* block = shared.keep_addresses ? shared.blocks[b.slot].load(std::memory_order_acquire) : shared.blocks[b.slot].exchange(nullptr);
     if (block != nullptr) a.deallocate(block, replay_detail::footprint<A>(b.size, b.align_log2));
   }
 }

@@ -115,7 +115,8 @@ nlohmann::json latency_classes(const std::vector<const LatencyObserver*>& thread
     if (bounds.large_from != 0 && low >= bounds.large_from) return 2;
     return low < bounds.small_limit ? 0 : 1;
   };
-  auto ns = [&](std::uint64_t ticks) { return tsc_hz > 0 ? double(ticks) / tsc_hz * 1e9 : 0.0; };
+  // multiply first: exact for whole nanoseconds (63 ticks at 1 GHz came out as 62.99999999999999 ns)
+  auto ns = [&](std::uint64_t ticks) { return tsc_hz > 0 ? double(ticks) * 1e9 / tsc_hz : 0.0; };
   nlohmann::json rows = nlohmann::json::array();
   for (unsigned op = 0; op < 2; ++op)
     for (int cls = 0; cls < 3; ++cls)

@@ -134,7 +134,7 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
           {"involuntary_context_switches", m.usage.involuntary_context_switches},
           {"user_time_ns", m.usage.user_time_ns},
           {"system_time_ns", m.usage.system_time_ns},
-          {"interference", interference_record(m)},
+          {"interference", interference_record(m, pus)},
           {"hardware_counters", hardware_counters_record(m)},
           {"warnings", warnings}};
 }

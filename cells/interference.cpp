@@ -24,8 +24,14 @@ nlohmann::json summed_counter(const PhaseMeasurement& m, const char* name) {
 
 }  // namespace
 
-nlohmann::json interference_record(const PhaseMeasurement& m) {
+nlohmann::json interference_record(const PhaseMeasurement& m, const std::vector<unsigned>& pus) {
   nlohmann::json why = nlohmann::json::array();
+  // Workers pinned to a PU that another worker of the cell shares (more threads than PUs): their
+  // time off the CPU is mostly their siblings' turn, which the rule cannot tell from a stranger's.
+  std::size_t sharing = 0;
+  auto shares_its_pu = [&](std::size_t i) {
+    return i < pus.size() && std::count(pus.begin(), pus.begin() + std::ptrdiff_t(std::min(pus.size(), m.workers.size())), pus[i]) > 1;
+  };
   nlohmann::json preemptions = nlohmann::json::array(), waits = nlohmann::json::array(), off_cpu = nlohmann::json::array();
   for (std::size_t i = 0; i < m.workers.size(); ++i) {
     const WorkerTiming& w = m.workers[i];
@@ -38,7 +44,9 @@ nlohmann::json interference_record(const PhaseMeasurement& m) {
     off_cpu.push_back(off);
     // A worker that waited of its own accord (a barrier, a pause, a blocking system call) was off
     // its CPU for that reason too: the rule judges only workers that never waited.
-    if (off > kMaxOffCpuFraction && w.usage.voluntary_context_switches == 0) {
+    if (shares_its_pu(i)) {
+      ++sharing;
+    } else if (off > kMaxOffCpuFraction && w.usage.voluntary_context_switches == 0) {
       char line[160];
       std::snprintf(line, sizeof line, "worker %zu was off its CPU for %.0f%% of its timed work (%llu preemptions)", i, 100 * off,
                     static_cast<unsigned long long>(w.usage.involuntary_context_switches));
@@ -55,6 +63,10 @@ nlohmann::json interference_record(const PhaseMeasurement& m) {
   if (migrations.at("value").is_number() && migrations.at("value").get<std::uint64_t>() > 0)
     why.push_back("pinned workers migrated " + std::to_string(migrations.at("value").get<std::uint64_t>()) + " times");
   nlohmann::json not_judged = nullptr;
+  if (sharing > 0)
+    not_judged = "the off-CPU rule for " + std::to_string(sharing) + " of " + std::to_string(m.workers.size()) +
+                 " workers: they share their PU with another worker of this cell (more threads than PUs), so their time off "
+                 "it is mostly their siblings' turn; steal time and migrations are still judged";
   if (counting_measured_phase()) {  // the clocks are virtual and callgrind serialises: no time to judge
     why.clear();
     not_judged = "a counts cell: under callgrind the clocks are virtual and the counts do not depend on other tasks";

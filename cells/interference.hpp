@@ -12,6 +12,8 @@
 //                 (VMs without a virtual PMU).
 #pragma once
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "cells/measured_phase.hpp"
@@ -20,7 +22,8 @@ namespace allocstress {
 
 // The disturbance rules (results/README.md "Interference"): a worker that never waited of its own
 // accord (no voluntary context switch in its run()) yet was off its CPU for more than
-// kMaxOffCpuFraction of it (wall time minus its CPU time: another task ran there); steal above
+// kMaxOffCpuFraction of it (wall time minus its CPU time: another task ran there), judged only for
+// workers alone on their PU (oversubscribed cells: siblings take turns there by design); steal above
 // kMaxStealFraction of the phase's worker time; any migration of a pinned worker.  Measured on the
 // 2-core VM: quiet processes 0-3.5% off-CPU (one preemption in a 1 ms loop), a process spinning on
 // the same CPU ~50%.
@@ -30,7 +33,8 @@ inline constexpr double kMaxStealFraction = 0.02;
 // {"steal_ns", "worker_involuntary_context_switches", "worker_voluntary_context_switches",
 //  "worker_off_cpu_fraction", "cpu_migrations", "not_judged" (why no rule applied: counts cells),
 //  "disturbed", "disturbed_by"}.
-nlohmann::json interference_record(const PhaseMeasurement& m);
+// pus[i] is worker i's PU: the off-CPU rule judges only workers that have their PU to themselves.
+nlohmann::json interference_record(const PhaseMeasurement& m, const std::vector<unsigned>& pus);
 
 // {"cycles", "instructions", "cache_misses"}: figures ({value, provenance}) summed over workers.
 nlohmann::json hardware_counters_record(const PhaseMeasurement& m);

@@ -17,21 +17,32 @@ using Json = nlohmann::json;
 
 struct Medians {
   std::optional<double> net_per_op, overhead;
+  std::string missing;  // why there is no median: every process failed or was disturbed
 };
 
-// allocator -> medians of the workload's timing cells (the first thread count found).
+// allocator -> medians of the workload's timing cells (the first thread count found).  An allocator
+// with process records but no median entry (none ok and undisturbed) is kept with its reason.
 std::map<std::string, Medians> medians_of(const Json& results, const std::string& workload) {
   std::map<std::string, Medians> out;
+  auto of_workload = [&](const Json& b) {
+    return b.value("workload", "") == workload && b.value("mode", "timing") == "timing" && b.value("allocator", "") != "void";
+  };
   for (const auto& b : results.at("benchmarks")) {
-    if (b.value("run_type", "") != "aggregate" || b.value("aggregate_name", "") != "median" || b.value("workload", "") != workload ||
-        b.value("mode", "timing") != "timing" || b.value("allocator", "") == "void")
-      continue;
+    if (b.value("run_type", "") != "aggregate" || b.value("aggregate_name", "") != "median" || !of_workload(b)) continue;
     Medians m;
     if (b.contains("net_cycles_per_pair") && b["net_cycles_per_pair"].is_number()) m.net_per_op = b["net_cycles_per_pair"].get<double>() / 2;
     if (b.contains("overhead_ratio") && b["overhead_ratio"].is_number()) m.overhead = b["overhead_ratio"].get<double>();
     out.emplace(b.at("allocator").get<std::string>(), m);
   }
-  if (out.empty()) throw std::runtime_error("no median entry of workload " + workload + " (other than void) in the results");
+  for (const auto& b : results.at("benchmarks")) {
+    if (b.value("run_type", "") != "iteration" || !of_workload(b) || out.count(b.at("allocator").get<std::string>())) continue;
+    Medians m;
+    m.missing = workload + ": no ok, undisturbed repetition (e.g. " +
+                (b.value("status", "") != "ok" ? b.value("status", "") + ": " + b.value("reason", std::string())
+                                               : std::string("disturbed")) + ")";
+    out.emplace(b.at("allocator").get<std::string>(), m);
+  }
+  if (out.empty()) throw std::runtime_error("no record of workload " + workload + " (other than void) in the results");
   return out;
 }
 
@@ -126,6 +137,8 @@ FitComparison compare_fit(const Json& replay_results, const Json& fitted_results
     row.fitted_net_cycles_per_op = f->second.net_per_op;
     row.replay_overhead_ratio = r.overhead;
     row.fitted_overhead_ratio = f->second.overhead;
+    for (const std::string* why : {&r.missing, &f->second.missing})
+      if (!why->empty()) c.notes.push_back(name + ": n/a, " + *why);
     c.rows.push_back(row);
   }
   if (c.rows.empty()) throw std::runtime_error("the two results files have no allocator in common");
@@ -163,6 +176,7 @@ std::string fit_comparison_markdown(const FitComparison& c) {
      << ". Median |fitted - replay| overhead ratio: " << fixed(c.overhead_median_abs_difference, "%.3f")
      << ".\nNet cycles per operation = (allocator - void baseline) per malloc/free pair / 2; medians over repetitions; "
         "rank 1 = fastest / leanest.\n";
+  for (const auto& note : c.notes) md << "- " << note << "\n";
   return md.str();
 }
 
@@ -184,7 +198,8 @@ Json to_json(const FitComparison& c) {
           {"speed_kendall_tau_b", opt(c.speed_kendall)},
           {"memory_spearman", opt(c.memory_spearman)},
           {"memory_kendall_tau_b", opt(c.memory_kendall)},
-          {"overhead_median_abs_difference", opt(c.overhead_median_abs_difference)}};
+          {"overhead_median_abs_difference", opt(c.overhead_median_abs_difference)},
+          {"notes", c.notes}};
 }
 
 }  // namespace allocstress

@@ -26,9 +26,11 @@ struct FitComparison {
   std::vector<FitComparisonRow> rows;     // allocators in both files, replay's speed order
   std::optional<double> speed_spearman, speed_kendall, memory_spearman, memory_kendall;  // n/a below 3 allocators
   std::optional<double> overhead_median_abs_difference;  // median |fitted - replay| overhead ratio
+  std::vector<std::string> notes;  // "ALLOCATOR: n/a, WORKLOAD: no ok, undisturbed repetition (...)"
 };
 
-// Throws std::runtime_error when a file lacks median entries of its workload ("replay" and "fitted").
+// Throws std::runtime_error when a file has no record of its workload ("replay" and "fitted"); an
+// allocator whose processes all failed or were disturbed gets n/a figures and a note saying so.
 FitComparison compare_fit(const nlohmann::json& replay_results, const nlohmann::json& fitted_results);
 
 // Markdown: the table, then the agreement figures and how to read them.

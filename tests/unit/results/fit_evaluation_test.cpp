@@ -49,5 +49,25 @@ TEST(FitEvaluation, ComparesTwoResultsFiles) {
   EXPECT_THROW(compare_fit(fitted, fitted), std::runtime_error);  // no replay entries
 }
 
+// An allocator whose every process was disturbed (or failed) has no median: n/a with the reason,
+// and the others are still ranked (it once threw "no median entry" for the whole comparison).
+TEST(FitEvaluation, AnAllocatorWithoutAMedianIsNotApplicableNotAnError) {
+  auto replay = results("replay", {{"void", 0, 0}, {"system", 100, 1.5}, {"jemalloc", 60, 1.2}, {"pool", 80, 1.1}});
+  const auto fitted = results("fitted", {{"void", 0, 0}, {"system", 90, 1.4}, {"jemalloc", 40, 1.3}, {"pool", 50, 1.0}, {"bump", 20, 2}});
+  replay["benchmarks"].push_back({{"run_type", "iteration"}, {"workload", "replay"}, {"mode", "timing"}, {"allocator", "bump"},
+                                  {"status", "ok"}, {"interference", {{"disturbed", true}}}});
+  const FitComparison c = compare_fit(replay, fitted);
+  ASSERT_EQ(c.rows.size(), 4u);
+  EXPECT_EQ(c.rows.back().allocator, "bump");
+  EXPECT_FALSE(c.rows.back().replay_net_cycles_per_op.has_value());
+  EXPECT_FALSE(c.rows.back().replay_speed_rank.has_value());
+  EXPECT_DOUBLE_EQ(*c.speed_spearman, 1.0);  // over the three with both figures
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("bump: n/a, replay: no ok, undisturbed repetition (e.g. disturbed)"), std::string::npos) << c.notes[0];
+  const std::string md = fit_comparison_markdown(c);
+  EXPECT_NE(md.find("| bump | n/a | n/a | 10.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- bump: n/a, replay"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace allocstress

@@ -11,6 +11,13 @@
 
 namespace allocstress {
 
+// The help of the allocator options matrix, fit --evaluate and programs share.
+inline constexpr const char* kAllocatorsHelp =
+    "Comma-separated allocators, or all (default: the catalogue's allocators except configurations and named-only ones, "
+    "which run when named: see `allocstress list`; one not installed is skipped with the reason)";
+inline constexpr const char* kAddAllocatorHelp =
+    "Add a drop-in allocator NAME=/path/lib.so[,VAR=VALUE...] to the catalogue, the VAR=VALUE settings in its environment (repeatable)";
+
 // Accepts only unsigned decimal numbers (no sign, no exponent).
 extern const CLI::Validator kWholeNumber;
 

@@ -10,6 +10,7 @@
 
 #include "trace/trace_reader.hpp"
 #include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "cli/name_checks.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"
@@ -45,7 +46,7 @@ void FitCommand::add_to(CLI::App& app) {
   cmd->add_flag("--evaluate", evaluate,
                 "Then replay the trace and run the fitted workload on the same allocators, and compare rankings and overheads "
                 "(writes FIT-replay.json, FIT-fitted.json, FIT-comparison.md/.json beside the fit file)");
-  cmd->add_option("--allocators", allocators, "--evaluate: comma-separated allocators (default: every one installed)");
+  cmd->add_option("--allocators", allocators, std::string("--evaluate: ") + kAllocatorsHelp);
   cmd->add_option("--reps", reps, "--evaluate: repetitions per cell (default 3)")->check(kWholeNumber);
   cmd->add_option("--access", access, "--evaluate: memory access of both runs: none, touch, write, write_read (default write_read)");
   cmd->add_option("--manifest", manifest, "--evaluate: drop-in allocator manifest (default: allocators/manifest.tsv)");

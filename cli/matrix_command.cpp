@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "cli/name_checks.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
@@ -45,8 +46,8 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "Results file ending in .json (default out/<workloads>-<preset>-<time>.json); the .md table and the report go "
                   "beside it.  With --plan-only: the plan file")
       ->group(general);
-  cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one in the catalogue)")->group(general);
-  cmd->add_option("--add-allocator", added, "Add a drop-in allocator NAME=/path/lib.so to the catalogue (repeatable)")->group(general);
+  cmd->add_option("--allocators", allocators, kAllocatorsHelp)->group(general);
+  cmd->add_option("--add-allocator", added, kAddAllocatorHelp)->group(general);
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)")->group(general);
   cmd->add_option("--threads", threads, "Thread counts: 1,2,4 or 1-4 (default 1..usable PUs)")->group(general);
   cmd->add_option("--reps", reps, "Repetitions per cell: exactly N (default: the preset's 5, then adaptive repetitions)")->check(kWholeNumber)->group(general);

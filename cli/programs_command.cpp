@@ -151,8 +151,8 @@ void ProgramsCommand::add_to(CLI::App& app) {
                            "Real programs under every allocator, beside their traces' replay and the models fitted to them, with the "
                            "fidelity table: programs [--programs LIST] [-o OUT.json]");
   cmd->add_option("--programs", programs, "Comma-separated program workloads (prog-*; default: all, each skipped with its reason if not installed)");
-  cmd->add_option("--allocators", allocators, "Comma-separated allocators (default: every one installed; real programs run under the drop-ins only)");
-  cmd->add_option("--add-allocator", added, "Add a drop-in allocator NAME=/path/lib.so to the catalogue (repeatable)");
+  cmd->add_option("--allocators", allocators, std::string(kAllocatorsHelp) + "; real programs run under the drop-ins only");
+  cmd->add_option("--add-allocator", added, kAddAllocatorHelp);
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
   cmd->add_option("--models", models, "Comma-separated models run on each program's trace: replay, fitted, alloc-test, lifetime (default all)");
   cmd->add_option("--prog-work", work, "Each program's work in percent of its default (1..10000; default 100), in its real runs and its trace");

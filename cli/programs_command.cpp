@@ -123,11 +123,11 @@ fs::path busiest_trace(const fs::path& folder, const std::string& program) {
 //   lifetime    live bytes = the trace's peak; allocations = the trace's, at least 1e4 and 20
 //               mean lifetimes (peak / mean size: the model keeps every mean lifetime within
 //               1/16 of its allocations).
-OptionValues model_options(const std::string& model, const fs::path& trace, const fs::path& fit) {
+// `config` is the fit file's content (every model but replay needs the fit).
+OptionValues model_options(const std::string& model, const fs::path& trace, const fs::path& fit, const FitConfig& config) {
   if (model == "replay") return {{"--trace", trace.string()}};
   if (model == "fitted") return {{"--fit", fit.string()}};
   OptionValues sized = {{"--sizes", "fit"}, {"--size-fit", fit.string()}};
-  const FitConfig config = load_fit_config(fit);
   const TraceSummary& t = config.trace;
   const double mean_size = std::max(t.mean_size, 1.0);
   const double blocks_live = double(t.peak_live_requested_bytes) / mean_size;
@@ -262,14 +262,15 @@ int ProgramsCommand::execute(const std::string& command_line) {
     } else {
       info["fit"] = fit.string();
     }
+    const FitConfig config = info.contains("fit") ? load_fit_config(fit) : FitConfig{};
     for (const std::string& model : model_names) {
       if (model != "replay" && !info.contains("fit")) continue;
       const std::string instance = model + ":" + program;
-      PlanRequest request = request_for(instance, model_options(model, trace, fit));
+      PlanRequest request = request_for(instance, model_options(model, trace, fit, config));
       // replay takes the trace's thread count (fixed); fitted and the sized models the fit's,
       // at most this machine's PUs (rocksdb's fit has 3 threads; a 2-PU machine cannot place them).
       if (model != "replay")
-        request.threads = std::to_string(std::clamp(load_fit_config(fit).params.threads, 1u, std::max(topology.usable_pu_count(false), 1u)));
+        request.threads = std::to_string(std::clamp(config.params.threads, 1u, std::max(topology.usable_pu_count(false), 1u)));
       run_part(model + "-" + program, request);
       if (interrupted()) return 130;
     }

@@ -6,9 +6,5 @@
 # BUILD_DIR (default build/release) builds elsewhere, e.g. a fresh directory (tests/cli/first_command.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir=${BUILD_DIR:-build/release}
-bash scripts/setup-deps.sh
-cmake --preset release -B "$build_dir" >/dev/null
-# The allocstress target depends on the Python extension (_core) and the virtual-clock preload.
-cmake --build "$build_dir" --target allocstress -j 2
+source scripts/build-cli.sh
 exec "$build_dir/allocstress" matrix "$@"

@@ -9,8 +9,5 @@
 # BUILD_DIR (default build/release) builds elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir=${BUILD_DIR:-build/release}
-bash scripts/setup-deps.sh
-cmake --preset release -B "$build_dir" >/dev/null
-cmake --build "$build_dir" --target allocstress -j 2
+source scripts/build-cli.sh
 exec "$build_dir/allocstress" programs "$@"

@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
 #include "cli/python_commands.hpp"
+#include "cli/trace_command.hpp"
 #include "plan/planner.hpp"
 #include "plan/presets.hpp"
 #include "plan/workload_params.hpp"
@@ -170,6 +171,11 @@ int ProgramsCommand::execute(const std::string& command_line) {
   if (reps == 0) throw UsageError("--reps must be at least 1, got 0");
   if (!(timeout_s > 0 && timeout_s <= 1e6)) throw UsageError("--timeout must be a number of seconds in (0, 1000000]");
   if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
+  if (!model_names.empty()) try {  // every model rests on the program's trace: no tracer, no study
+      find_tracer_library();
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string(e.what()) + "; the models (--models " + models + ") need it");
+    }
   const OptionValues program_options = work.empty() ? OptionValues{} : OptionValues{{"--prog-work", work}};
   const Preset preset = find_preset("quick");
   for (const std::string& program : names) try {

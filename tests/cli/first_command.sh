@@ -12,4 +12,8 @@ grep -q "^### Verdict" "$T/out" && pass || fail "the console output has no verdi
 [ -s "$T/r-report/index.html" ] && grep -q "^report:  $T/r-report/index.html" "$T/out" && pass \
   || fail "run-matrix.sh did not end with the HTML report: $(grep -i "report" "$T/out" "$T/err" | tail -2)"
 grep -q "<h2>Verdict</h2>" "$T/r-report/index.html" && pass || fail "the report does not show the verdict"
+# The same target builds what the CLI preloads: the tracer (scripts/run-programs.sh traces every
+# program with this build; a fresh clone once had no tracer and every trace failed).
+"$T/build/allocstress" trace --out-prefix "$T/true" -- /bin/true >"$T/trace.out" 2>&1 && ls "$T"/true.*.ast >/dev/null 2>&1 && pass \
+  || fail "the fresh build cannot trace: $(tail -2 "$T/trace.out")"
 finish

@@ -41,5 +41,10 @@ expect_error 2 "unknown model 'zipf' in --models (accepted: replay, fitted, allo
 expect_error 2 "--reps must be at least 1" -- "$ALLOCSTRESS" programs --reps 0 -o "$T/b3.json"
 expect_error 2 "--prog-work must be a percentage" -- "$ALLOCSTRESS" programs --prog-work 0 -o "$T/b4.json"
 expect_error 2 "already exists" -- "$ALLOCSTRESS" programs --programs prog-lua -o "$T/s.json"
-for f in b1 b2 b3 b4; do [ ! -e "$T/$f.json" ] && [ ! -e "$T/$f-programs" ] && pass || fail "bad input left $f behind"; done
+# No tracer beside the executable: refused before anything runs (a fresh clone's build once lacked it
+# and every program's trace failed after the real runs).
+mkdir "$T/bin" && cp "$ALLOCSTRESS" "$T/bin/allocstress"
+expect_error 2 "the tracer library is missing: neither $T/bin/liballocstress_trace.so" -- "$T/bin/allocstress" programs --programs prog-lua -o "$T/b5.json"
+rm -rf "$T/bin"
+for f in b1 b2 b3 b4 b5; do [ ! -e "$T/$f.json" ] && [ ! -e "$T/$f-programs" ] && pass || fail "bad input left $f behind"; done
 finish

@@ -262,8 +262,7 @@ def fidelity_table(runs: Runs, model_memory: str = MODEL_MEMORY) -> pd.DataFrame
         models = _model_order([w for r, w in seen if r == run and model_of(w, [program])])
         if not models:
             for aspect in ASPECTS:
-                rows.append(_empty_row(run, program, prog_threads[0], aspect, "no model instance (replay:"
-                                       f"{program}, fitted:{program}, alloc-test:{program}, lifetime:{program}) in the results"))
+                rows.append(_empty_row(run, program, prog_threads[0], aspect, _why_no_model(runs.context(run), program)))
             continue
         for model in models:
             for model_threads in seen[(run, model)]:
@@ -273,6 +272,17 @@ def fidelity_table(runs: Runs, model_memory: str = MODEL_MEMORY) -> pd.DataFrame
                     rows += _rows(run, program, pt, model, model_threads, cells.get((run, program, pt), {}),
                                   cells.get((run, model, model_threads), {}), model_memory)
     return pd.DataFrame(rows, columns=COLUMN_NAMES)
+
+
+def _why_no_model(context: dict, program: str) -> str:
+    """The note of a program without models: why `allocstress programs` ran none (its trace or fit
+    failed, recorded in context.programs), else that the results hold none."""
+    study = (context.get("programs") or {}).get(program) or {}
+    for step in ("trace", "fit"):
+        if study.get(f"{step}_failed"):
+            return f"no model: the {step} of {program} failed: {study[f'{step}_failed']}"
+    return (f"no model instance (replay:{program}, fitted:{program}, alloc-test:{program}, lifetime:{program}) "
+            "in the results")
 
 
 def _empty_row(run, program, threads, aspect, note) -> dict:

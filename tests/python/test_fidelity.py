@@ -226,6 +226,13 @@ def test_a_program_without_models_says_so(tmp_path):
     assert "no model instance" in ft.readings(table)[0][2]
 
 
+def test_a_program_whose_trace_failed_says_why(tmp_path):
+    context = {"plan": {}, "programs": {"prog-x": {"trace_failed": "exit code 1: trace: the tracer library is missing"}}}
+    table = fd.fidelity_table(load_runs([write_results(tmp_path, program("prog-x", PROGRAM), context=context)]))
+    assert table["note"].iloc[0] == "no model: the trace of prog-x failed: exit code 1: trace: the tracer library is missing"
+    assert "the trace of prog-x failed" in ft.readings(table)[0][2]
+
+
 def test_a_file_without_programs_is_refused(tmp_path):
     with pytest.raises(ResultsError, match="no real-program timing records"):
         fd.fidelity_table(load_runs([GOLDEN]))

@@ -31,7 +31,8 @@ inline constexpr double kMaxOffCpuFraction = 0.10;
 inline constexpr double kMaxStealFraction = 0.02;
 
 // {"steal_ns", "worker_involuntary_context_switches", "worker_voluntary_context_switches",
-//  "worker_off_cpu_fraction", "cpu_migrations", "not_judged" (why no rule applied: counts cells),
+//  "worker_off_cpu_fraction", "cpu_migrations", "not_judged" (which rule was not applied and why:
+//  counts cells, workers sharing a PU),
 //  "disturbed", "disturbed_by"}.
 // pus[i] is worker i's PU: the off-CPU rule judges only workers that have their PU to themselves.
 nlohmann::json interference_record(const PhaseMeasurement& m, const std::vector<unsigned>& pus);

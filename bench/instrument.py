@@ -13,7 +13,8 @@ pinned to), then prints, per condition:
     other runs' medians, and over all cells how many (run, other run) pairs it holds; the same for
     the reproduction intervals where the host has a calibration (`allocstress calibrate`);
   - order: every pair of allocators whose intervals do not overlap in a run, and whether that
-    pair keeps its order in all runs;
+    pair keeps its order in all runs: by the intervals of the median, and by the reproduction
+    intervals where the runs carry them (what the verdict groups by then);
   - A/A: `compare` of the first two runs, the share of cells called significantly different
     (target <= 5%);
   - disturbed processes (cells/interference.hpp) and adaptive repetitions per run.
@@ -26,6 +27,7 @@ Extra arguments after `--` go to `allocstress matrix` (e.g. `-- --allocators sys
 from __future__ import annotations
 
 import argparse
+import glob
 import itertools
 import json
 import os
@@ -73,6 +75,25 @@ def reproduction_report(m: list[dict], cells: list, dropped_in: set) -> None:
               f"every run's holds every other median in {whole} of {len(chosen)} cells")
 
 
+def order_report(m: list[dict], cells: list, low: int, high: int, which: str) -> None:
+    """Every pair of allocators at one thread count whose intervals (bounds at positions low, high of
+    medians()' tuples) do not overlap in some run, and whether the pair keeps its order in all runs."""
+    kept = flipped = 0
+    for a, b in itertools.combinations(cells, 2):
+        if a[1] != b[1]:
+            continue
+        for x in m:
+            if x[a][high] < x[b][low] or x[b][high] < x[a][low]:  # separated in this run: must keep its order everywhere
+                order = [y[a][0] < y[b][0] for y in m]
+                if all(order) or not any(order):
+                    kept += 1
+                else:
+                    flipped += 1
+                    print(f"order flipped: {a[0]} vs {b[0]} at {a[1]} threads: " + ", ".join(f"{y[a][0]:.2f}/{y[b][0]:.2f}" for y in m))
+                break
+    print(f"pairs separated by {which} in some run: {kept + flipped}; order kept in all runs: {kept}")
+
+
 def counts(doc: dict) -> dict:
     """allocator -> (instructions, D1 misses, LL misses) of its counts record."""
     return {e["allocator"]: (e["counts"]["instructions"], e["counts"]["d1_misses"], e["counts"]["ll_misses"])
@@ -81,7 +102,10 @@ def counts(doc: dict) -> dict:
 
 def condition_report(name: str, docs: list[dict], walls: list[float], paths: list[str]) -> None:
     print(f"\n## {name}: {len(docs)} runs")
-    print("matrix wall time: " + ", ".join(f"{w:.0f} s" for w in walls) + f" (max {max(walls):.0f} s; target <= 180 s)")
+    if walls:
+        print("matrix wall time: " + ", ".join(f"{w:.0f} s" for w in walls) + f" (max {max(walls):.0f} s; target <= 180 s)")
+    else:
+        print("matrix wall time: not known (results re-read)")
     for i, doc in enumerate(docs):
         ad = doc["context"].get("adaptive_repetitions") or {}
         disturbed = sum(1 for e in doc["benchmarks"] if e.get("run_type") == "iteration" and (e.get("interference") or {}).get("disturbed"))
@@ -114,24 +138,35 @@ def condition_report(name: str, docs: list[dict], walls: list[float], paths: lis
           f"{contained} of {len(cells)} cells; an interval holds another run's median: {pairs_held} of {pairs} (run, other run) "
           f"pairs (two independent honest 95% intervals of the median: about 83%)")
     reproduction_report(m, cells, drop_ins(docs[0]))
-    kept = flipped = 0
-    for a, b in itertools.combinations(cells, 2):
-        if a[1] != b[1]:
-            continue
-        for x in m:
-            if x[a][2] < x[b][1] or x[b][2] < x[a][1]:  # separated in this run: must keep its order everywhere
-                order = [y[a][0] < y[b][0] for y in m]
-                if all(order) or not any(order):
-                    kept += 1
-                else:
-                    flipped += 1
-                    print(f"order flipped: {a[0]} vs {b[0]} at {a[1]} threads: " + ", ".join(f"{y[a][0]:.2f}/{y[b][0]:.2f}" for y in m))
-                break
-    print(f"pairs separated in some run: {kept + flipped}; order kept in all runs: {kept}")
+    order_report(m, cells, 1, 2, "the interval of the median")
+    if all(x[c][4] is not None for x in m for c in cells):
+        order_report(m, cells, 4, 5, "the reproduction interval (what the verdict groups by on a calibrated host)")
     if len(paths) >= 2:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "build/release/python"))
         out = subprocess.run([sys.executable, "-m", "allocstress", "compare", paths[0], paths[1]], env=env, capture_output=True, text=True)
-        print("A/A compare (runs 1 and 2): " + next((line for line in out.stdout.splitlines() if line.startswith("geomean")), out.stderr.strip()))
+        wanted = ("timing:", "reference", "→ exit", "geomean")
+        lines = [line for line in out.stdout.splitlines() if line.startswith(wanted)] or [out.stderr.strip()]
+        print("A/A compare (runs 1 and 2):\n" + "\n".join(f"  {line}" for line in lines))
+
+
+def reread(folder: str) -> int:
+    """The report of an earlier --keep folder, from its results files alone."""
+    found = False
+    for condition in ("quiet", "loaded"):
+        paths = sorted(glob.glob(os.path.join(folder, f"{condition}-*.json")), key=lambda p: int(p.rsplit("-", 1)[1][:-5]))
+        if len(paths) < 2:
+            continue
+        found = True
+        docs = []
+        for path in paths:
+            with open(path) as f:
+                docs.append(json.load(f))
+        condition_report(condition, docs, [], paths)
+    if not found:
+        print(f"instrument.py: error: {folder} holds fewer than 2 results files of one condition (quiet-N.json or loaded-N.json)",
+              file=sys.stderr)
+        return 2
+    return 0
 
 
 def main() -> int:
@@ -140,8 +175,12 @@ def main() -> int:
     parser.add_argument("--loaded", action="store_true", help="also run with a process spinning on another PU")
     parser.add_argument("--exe", default=os.path.join(ROOT, "build/release/allocstress"))
     parser.add_argument("--keep", help="keep the results files in this folder")
+    parser.add_argument("--reread", metavar="DIR", help="run nothing: report on the results files an earlier --keep DIR kept "
+                        "(quiet-N.json, loaded-N.json; wall times are not known then)")
     parser.add_argument("matrix_args", nargs="*", help="after --: passed to allocstress matrix")
     args = parser.parse_args()
+    if args.reread:
+        return reread(args.reread)
     folder = args.keep or tempfile.mkdtemp(prefix="allocstress-instrument-")
     os.makedirs(folder, exist_ok=True)
     conditions = ["quiet"] + (["loaded"] if args.loaded else [])

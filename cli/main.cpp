@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   run_cell_alias.add_to(app, true);
   // Analysis commands are implemented in Python: every argument is passed on untouched.
   CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
-  CLI::App* compare = app.add_subcommand("compare", "Compare two results files: better, worse or no change per cell beyond --threshold; exit 4 when any is worse: compare A.json B.json");
+  CLI::App* compare = app.add_subcommand("compare", "Compare two results files: better, worse or no change per cell beyond --threshold; exit 4 when any is worse, 3 when void itself moved (the machine's speed changed): compare A.json B.json");
   CLI::App* fidelity = app.add_subcommand("fidelity", "Fidelity table: per real program and model, Spearman rank correlation of the allocators on speed and memory with a bootstrap interval: fidelity RESULTS.json [--json] [--model-memory METRIC]");
   for (CLI::App* sub : {report, compare, fidelity}) {
     sub->set_help_flag();

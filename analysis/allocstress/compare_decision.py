@@ -23,6 +23,11 @@ DEFAULT_THRESHOLD_PERCENT = 5.0
 # the data structures).  Every other metric compare accepts is a cost, a time or a memory figure.
 HIGHER_IS_BETTER = frozenset({"cache_line_utilisation", "page_utilisation"})
 EXIT_WORSE = 4  # `compare` exits with this when at least one cell or counts figure is worse
+# ... and with this when void itself moved beyond the threshold between the runs (compare_reference.py):
+# the machine's speed differed, so no timing cell's decision can be put down to the allocators (it
+# takes precedence over a worse timing cell: a rerun on a steady machine is what the gate needs;
+# a worse counts figure is exact, untouched by the machine's speed, and still gives EXIT_WORSE)
+EXIT_REFERENCE_MOVED = 3
 
 
 def parse_threshold(text: str) -> float:
@@ -67,6 +72,12 @@ def verdict_counts(decisions) -> dict[str, int]:
     return {d: decisions.count(d) for d in ORDER}
 
 
-def exit_status(worse: int) -> int:
-    """The exit code of `compare`: EXIT_WORSE when anything is worse beyond the threshold, else 0."""
+def exit_status(worse: int, reference_moved: bool = False, exact_worse: int = 0) -> int:
+    """The exit code of `compare`: EXIT_WORSE when an exact figure (counts tier) is worse beyond the
+    threshold; else EXIT_REFERENCE_MOVED when void moved beyond the threshold; else EXIT_WORSE when
+    a timing cell is worse (`worse` of them); else 0."""
+    if exact_worse:
+        return EXIT_WORSE
+    if reference_moved:
+        return EXIT_REFERENCE_MOVED
     return EXIT_WORSE if worse else 0

@@ -1,10 +1,13 @@
 """The whole comparison of two runs as one object: the timing cells with their decisions
-(compare.py), the counts tier (compare_counts.py), the geometric mean, the context differences
-(compare_context.py), the threshold, the interval used and the exit status.  `to_dict()` is what
+(compare.py), the counts tier (compare_counts.py), the geometric mean, the reference check (did
+void itself move: compare_reference.py), the context differences (compare_context.py), the
+threshold, the interval used and the exit status.  `to_dict()` is what
 `compare --json` writes; compare_text.py renders it for the console.
 
-Exit status (compare_decision.exit_status): EXIT_WORSE (4) when at least one timing cell or
-counts cell is worse beyond the threshold, else 0.  Bad input is 2 and an unexpected error 1
+Exit status (compare_decision.exit_status): EXIT_WORSE (4) when a counts figure is worse beyond
+the threshold (exact: the machine's speed does not move it); else EXIT_REFERENCE_MOVED (3) when
+void moved beyond the threshold between the runs; else EXIT_WORSE when a timing cell is worse
+beyond the threshold; else 0.  Bad input is 2 and an unexpected error 1
 (`__main__`), as for every command."""
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pandas as pd
 
 from . import compare as cells_compare
 from . import compare_decision as rule
+from . import compare_reference as reference
 from .compare_context import context_differences, heading
 from .compare_counts import DECIDING_FIGURE, FIGURES, availability, compare_counts
 from .loading import Runs, load_runs
@@ -25,6 +29,9 @@ JSON_SCHEMA = "allocstress-compare"
 JSON_SCHEMA_VERSION = 1
 EXIT_MEANING = {"0": "no cell and no counts figure is worse beyond the threshold",
                 str(rule.EXIT_WORSE): "at least one cell or counts figure is worse beyond the threshold",
+                str(rule.EXIT_REFERENCE_MOVED): "void (the op stream with no allocator) moved beyond the threshold "
+                "between the runs: the machine's speed or the harness differed, so no decision is the allocators' "
+                "alone; rerun both on a steady machine",
                 "1": "an unexpected error (one line on stderr)",
                 "2": "bad input: a results file or an option (one line on stderr, nothing written)"}
 RULE = ("worse when the whole interval of B / A lies above 1 + threshold, better when it lies wholly below "
@@ -44,6 +51,7 @@ class Comparison:
     counts_note: str
     geomean: dict = field(repr=False)
     context: list[dict] = field(repr=False)
+    reference: pd.DataFrame = field(repr=False, default_factory=lambda: pd.DataFrame(columns=reference.COLUMNS))
 
     @property
     def interval(self) -> cells_compare.Interval:
@@ -58,8 +66,16 @@ class Comparison:
         return rule.verdict_counts(self.counts["decision"])
 
     @property
+    def reference_moved(self) -> bool:
+        return not reference.moved(self.reference).empty
+
+    @property
+    def reference_line(self) -> str:
+        return reference.summary(self.reference, self.names, self.threshold)
+
+    @property
     def exit_status(self) -> int:
-        return rule.exit_status(self.verdict[rule.WORSE] + self.counts_verdict[rule.WORSE])
+        return rule.exit_status(self.verdict[rule.WORSE], self.reference_moved, self.counts_verdict[rule.WORSE])
 
     @property
     def metric_name(self) -> str:
@@ -88,6 +104,8 @@ class Comparison:
                        "deciding_figure": DECIDING_FIGURE, "exact": True, "verdict": self.counts_verdict,
                        "cells": [_counts_cell(r) for r in self.counts.to_dict("records")]},
             "geomean": self.geomean,
+            "reference": {"figure": f"void's {reference.FIGURE}", "moved": self.reference_moved,
+                          "summary": self.reference_line, "checks": [_reference_check(r) for r in self.reference.to_dict("records")]},
             "context_differences": self.context,
         })
 
@@ -96,6 +114,13 @@ def _cell(r: dict) -> dict:
     keys = ("workload", "allocator", "threads", "metric", "decision", "reason", "reps_a", "reps_b", "median_a",
             "median_b", "ratio", "p", "p_adjusted")
     out = {k: r[k] for k in keys}
+    out["interval"] = None if pd.isna(r["ci_low"]) else {"low": r["ci_low"], "high": r["ci_high"], "level": r["ci_level"]}
+    return out
+
+
+def _reference_check(r: dict) -> dict:
+    out = {k: r[k] for k in ("workload", "threads", "reps_a", "reps_b", "median_a", "median_b", "ratio", "moved", "reason")}
+    out["moved"] = bool(out["moved"])
     out["interval"] = None if pd.isna(r["ci_low"]) else {"low": r["ci_low"], "high": r["ci_high"], "level": r["ci_level"]}
     return out
 
@@ -130,7 +155,8 @@ def compare_loaded(runs: Runs, metric: str | None = None, threshold: float = rul
                       metric=metric, threshold=threshold, cells=cells, counts=compare_counts(runs, threshold),
                       counts_note=availability(runs),
                       geomean=cells_compare.geomean(cells, threshold, metric in rule.HIGHER_IS_BETTER),
-                      context=context_differences(runs.documents))
+                      context=context_differences(runs.documents),
+                      reference=reference.reference_shifts(runs, threshold))
 
 
 def compare_files(a: str | os.PathLike, b: str | os.PathLike, metric: str | None = None,

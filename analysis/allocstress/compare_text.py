@@ -1,6 +1,6 @@
-"""The console text of `allocstress compare` (Markdown tables): the verdict lines and exit status
-first, then the timing cells worst first (n/a rows last, each with its reason), the counts tier,
-the geometric mean and the context differences.  Every interval printed is named with its level
+"""The console text of `allocstress compare` (Markdown tables): the verdict lines, the reference
+check and the exit status first, then the timing cells worst first (n/a rows last, each with its
+reason), the counts tier, the geometric mean, the reference checks and the context differences.  Every interval printed is named with its level
 and method."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import math
 
 from . import compare_decision as rule
 from .compare_counts import DECIDING_FIGURE, FIGURES
+from .compare_reference import FIGURE as REFERENCE_FIGURE
 from .compare_result import Comparison
 
 
@@ -27,8 +28,15 @@ def verdict_lines(c: Comparison) -> str:
         lines.append(f"counts: not compared: {c.counts_note}")
     else:
         lines.append(f"counts: {_tally(c.counts_verdict)} of {len(c.counts)} cells ({DECIDING_FIGURE}, exact)")
+    lines.append(c.reference_line)
     worse = c.verdict[rule.WORSE] + c.counts_verdict[rule.WORSE]
-    lines.append(f"→ exit {c.exit_status}: " + (f"{worse} worse beyond ±{t}" if worse else f"nothing is worse beyond ±{t}"))
+    tally = f"{worse} worse beyond ±{t}" if worse else f"nothing is worse beyond ±{t}"
+    if c.reference_moved:
+        exact = c.counts_verdict[rule.WORSE]
+        tally = ((f"{exact} counts figures worse beyond ±{t} (exact); " if exact else "")
+                 + f"the timing cells are not comparable: void moved beyond ±{t} between the runs, rerun both on a "
+                 f"steady machine ({c.verdict[rule.WORSE]} timing cells worse, not the allocators' alone)")
+    lines.append(f"→ exit {c.exit_status}: {tally}")
     return "\n".join(lines) + "\n"
 
 
@@ -82,6 +90,21 @@ def geomean_line(c: Comparison) -> str:
             f"({g['reason']}); shown, not part of the exit status\n")
 
 
+def reference_table(c: Comparison) -> str:
+    if c.reference.empty:
+        return ""
+    level = c.reference["ci_level"].dropna()
+    head = (f"Reference checks: void's {REFERENCE_FIGURE} (the op stream with no allocator), medians per run and B / A"
+            + (f" [{level.iloc[0]:.2%} bootstrap, 95% for all checks together]" if not level.empty else "") + ".\n\n"
+            "| workload | threads | reps A/B | A | B | B / A | moved | reason |\n|---|---:|---:|---:|---:|---|---|---|\n")
+    body = ""
+    for r in c.reference.itertuples():
+        ratio = _num(r.ratio, ".3f") + ("" if math.isnan(r.ci_low) else f" [{r.ci_low:.3f}, {r.ci_high:.3f}]")
+        body += (f"| {r.workload} | {r.threads} | {r.reps_a}/{r.reps_b} | {_num(r.median_a)} | {_num(r.median_b)} | "
+                 f"{ratio} | {'yes' if r.moved else 'no'} | {r.reason} |\n")
+    return head + body
+
+
 def context_lines(c: Comparison) -> str:
     if not c.context:
         return "Context differences: none (machine, build, environment, plan, allocator versions and libraries).\n"
@@ -98,4 +121,4 @@ def _shown(value) -> str:
 def render(c: Comparison) -> str:
     """The full console text."""
     return "\n".join([f"A = {c.headings[0]}\nB = {c.headings[1]}\n", verdict_lines(c), cells_table(c), counts_table(c),
-                      geomean_line(c), context_lines(c)])
+                      geomean_line(c)] + ([reference_table(c)] if not c.reference.empty else []) + [context_lines(c)])

@@ -54,6 +54,9 @@ def test_threshold_refuses_everything_else(text):
 
 def test_exit_status_and_tally():
     assert rule.exit_status(0) == 0 and rule.exit_status(3) == rule.EXIT_WORSE == 4
+    # void moved: the timing cells cannot gate, a rerun is needed (3); an exact counts figure still gates (4)
+    assert rule.exit_status(0, True) == rule.exit_status(5, True) == rule.EXIT_REFERENCE_MOVED == 3
+    assert rule.exit_status(0, True, 1) == rule.exit_status(0, False, 1) == 4
     assert rule.verdict_counts([rule.WORSE, rule.NO_CHANGE, rule.NO_CHANGE]) == \
         {rule.WORSE: 1, rule.NO_CHANGE: 2, rule.BETTER: 0, rule.NOT_AVAILABLE: 0}
 

@@ -79,7 +79,7 @@ def test_json_holds_the_whole_comparison(golden, tmp_path):
     assert r.returncode == 4
     doc = json.loads(out.read_text())
     assert doc["schema"] == "allocstress-compare" and doc["threshold"] == 0.05 and doc["exit_status"] == 4
-    assert set(doc["exit_status_meaning"]) == {"0", "1", "2", "4"}
+    assert set(doc["exit_status_meaning"]) == {"0", "1", "2", "3", "4"}
     verdict = doc["verdict"]
     assert verdict["worse"] == 2 and verdict["better"] == 2 and verdict["n/a"] >= 2  # void at 1 and 2 threads
     assert verdict["no change"] + verdict["n/a"] == 10  # the 5 untouched allocators and void, 2 thread counts
@@ -210,3 +210,63 @@ def test_context_differences_are_listed(golden, tmp_path):
     assert f"Context differences ({len(c.context)})" in text and "- kernel: A " in text
     same = write_variant(tmp_path, "same.json", lambda doc: None)
     assert compare_result.compare_files(golden, same).context == []
+
+
+def slower_machine(factor):
+    """B = A on a machine `factor` times slower: every timing record's raw, baseline and net cycles
+    scaled alike (what a whole-VM slowdown between two runs of one commit looks like)."""
+    def change(doc):
+        for e in iteration_entries(doc):
+            for key in ("cycles_per_pair", "baseline_cycles_per_pair", "net_cycles_per_pair"):
+                if isinstance(e.get(key), (int, float)):
+                    e[key] *= factor
+    return change
+
+
+def test_a_shift_of_the_whole_machine_is_named_and_exits_3(golden, tmp_path):
+    b = write_variant(tmp_path, "slower.json", slower_machine(1.5))
+    c = compare_result.compare_files(golden, b)
+    assert c.reference_moved and c.exit_status == rule.EXIT_REFERENCE_MOVED == 3
+    checks = {r.threads: r for r in c.reference.itertuples()}
+    assert set(checks) == {1, 2} and all(r.moved for r in checks.values())
+    for r in checks.values():  # void's own median moved by the factor, and its interval says so
+        assert r.ratio == pytest.approx(1.5) and r.ci_low > 1.05 and r.reason == "the whole interval lies above +5%"
+    assert c.verdict[rule.WORSE] > 0  # every allocator's figure moved too: the cells alone would say "worse"
+    r = run_cli("compare", golden, b, "--json", str(tmp_path / "c.json"))
+    assert r.returncode == 3, r.stderr
+    verdict = r.stdout.split("\n\n")[1].splitlines()
+    assert verdict[-2].startswith("reference moved: void (the op stream with no allocator) took 1.500x [")
+    assert "as long in slower as in golden-tiny" in verdict[-2]
+    assert verdict[-1].startswith("→ exit 3: the timing cells are not comparable: void moved beyond ±5%")
+    assert "| alloc-test | 1 | 5/5 |" in r.stdout  # the reference checks' table
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert doc["exit_status"] == 3 and doc["reference"]["moved"] is True and len(doc["reference"]["checks"]) == 2
+    assert doc["reference"]["checks"][0]["interval"]["low"] > 1.05
+
+
+def test_the_same_machine_keeps_its_reference(golden, tmp_path):
+    same = write_variant(tmp_path, "same.json", lambda doc: None)
+    c = compare_result.compare_files(golden, same)
+    assert not c.reference_moved and c.exit_status == 0 and len(c.reference) == 2
+    assert all(not r.moved and r.reason.startswith("inconclusive") for r in c.reference.itertuples())
+    assert c.reference_line == ("reference: void (the op stream with no allocator) moved beyond ±5% in none of 2 checks "
+                                "(within ±5% in 0, inconclusive in 2): no shift of the machine beyond the threshold was seen")
+    # without void in B there is nothing to check, and the line says what that means
+    no_void = write_variant(tmp_path, "novoid.json", lambda doc: doc.update(benchmarks=[
+        e for e in doc["benchmarks"] if e["run_type"] != "iteration" or e["allocator"] != "void"]))
+    line = compare_result.compare_files(golden, no_void).reference_line
+    assert line.startswith("reference: not checked (no workload with a void baseline ran void in both runs)")
+
+
+def test_a_worse_counts_figure_gates_even_when_the_machine_moved(tmp_path):
+    def counts_then_slower(factors):
+        def change(doc):
+            add_counts(factors)(doc)
+            slower_machine(1.5)(doc)
+        return change
+    a = write_variant(tmp_path, "a.json", add_counts({}))
+    b = write_variant(tmp_path, "b.json", counts_then_slower({"system": 1.10}))
+    c = compare_result.compare_files(a, b)
+    assert c.reference_moved and c.counts_verdict[rule.WORSE] == 1 and c.exit_status == rule.EXIT_WORSE
+    steady = write_variant(tmp_path, "steady.json", counts_then_slower({}))
+    assert compare_result.compare_files(a, steady).exit_status == rule.EXIT_REFERENCE_MOVED

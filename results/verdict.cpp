@@ -9,8 +9,6 @@
 // then the counts tier's ranking, which is exact and identical on every run.  Figures whose
 // interval is wider than ±10% of the median carry a dagger (unstable).
 #include <algorithm>
-#include <optional>
-#include <utility>
 
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
@@ -101,28 +99,12 @@ std::string versus_system_words(const Json& median) {
          "] " + (cheaper ? "cheaper than" : "more expensive than") + " system";
 }
 
-// The reproduction interval of a median entry in the units of the ranked metric, whose median is
-// `median`: the interval is attached in its own metric (net ns/pair where the ranked one is net
-// cycles/pair), and both are the same processes' figures in two units, so its bounds scale by the
-// ratio of the two medians.  nullopt where the run had no calibration or the cell too few processes.
-std::optional<std::pair<double, double>> reproduction_bounds(const Json& med, const std::string& workload, double median) {
-  const Json& rep = med.value("reproduction", Json());
-  if (!rep.is_object() || !rep.value("low", Json()).is_number() || !rep.value("high", Json()).is_number()) return std::nullopt;
-  const Json& own = metric_value(med, metric_pointer(workload, rep.value("metric", "")));
-  if (!own.is_number() || own.get<double>() == 0) return std::nullopt;
-  const double scale = median / own.get<double>();
-  const double a = rep.at("low").get<double>() * scale, b = rep.at("high").get<double>() * scale;
-  return std::pair{std::min(a, b), std::max(a, b)};
-}
-
 void cost_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Metric& m, const Aggregates& agg,
                 bool net_of_void) {
   std::vector<Ranked> rows;
   double lowest_level = 1, lowest_ratio_level = 1;
   bool any_ratio = false;
   std::size_t without = 0;
-  std::vector<std::optional<std::pair<double, double>>> reproduction;
-  Json reproduction_entry;  // one cell's reproduction object: its level and calibration name the interval
   for (const CellKey& key : agg.order) {
     if (std::get<0>(key) != workload || std::get<2>(key) != threads || (net_of_void && std::get<1>(key) == kBaselineAllocator)) continue;
     const Json& med = *agg.get(key, "median");
@@ -137,30 +119,17 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
       any_ratio = true;
       lowest_ratio_level = std::min(lowest_ratio_level, r.at("level_at_least").get<double>());
     }
-    const double median = metric_value(med, metric_pointer(workload, std::string(m.name))).get<double>();
-    rows.push_back({std::get<1>(key), median, iv.at("low").get<double>(), iv.at("high").get<double>(), is_unstable(iv), versus, reference});
-    reproduction.push_back(reproduction_bounds(med, workload, median));
-    if (med.contains("reproduction")) reproduction_entry = med.at("reproduction");
+    rows.push_back({std::get<1>(key), metric_value(med, metric_pointer(workload, std::string(m.name))).get<double>(), iv.at("low").get<double>(),
+                    iv.at("high").get<double>(), is_unstable(iv), versus, reference});
     lowest_level = std::min(lowest_level, iv.at("level").get<double>());
   }
   if (rows.empty()) return;
-  const bool reproducible = std::all_of(reproduction.begin(), reproduction.end(), [](const auto& b) { return b.has_value(); });
-  std::string interval = "interval of the median, order statistics, level " + fixed(Json(100 * lowest_level), 1) + "% or more";
-  if (reproducible) {
-    for (std::size_t i = 0; i < rows.size(); ++i) std::tie(rows[i].low, rows[i].high) = *reproduction[i];
-    const Json& source = reproduction_entry.value("calibration", Json::object());
-    interval = "reproduction interval: where another run on this host should put the median, level " +
-               fixed(Json(100 * reproduction_entry.value("level", 0.95)), 0) + "%, calibration factor " + fixed(Json(source.value("factor", 0.0)), 2) +
-               " from " + std::to_string(source.value("runs", 0)) + " runs";
-  }
   md << "\n**" << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s") << "**: cost in " << m.label
-     << ", cheapest first (median [" << interval << "]"
-     << (any_ratio ? "; ratios against system, level " + fixed(Json(100 * lowest_ratio_level), 1) + "% or more" : "") << ")\n";
+     << ", cheapest first (median [interval of the median, order statistics, level " << fixed(Json(100 * lowest_level), 1)
+     << "% or more]" << (any_ratio ? "; ratios against system, level " + fixed(Json(100 * lowest_ratio_level), 1) + "% or more" : "")
+     << ")\n";
   group_lines(md, tied_groups(rows), m.decimals);
   if (without > 0) md << "- not ranked: " << without << " allocator(s) without an interval (fewer than 2 processes)\n";
-  if (!reproducible && !reproduction_entry.is_null())
-    md << "- grouped by the interval of the median: " << std::count(reproduction.begin(), reproduction.end(), std::nullopt) << " of "
-       << rows.size() << " allocators have no reproduction interval (too few processes)\n";
 }
 
 // The memory line ranks by the workload's memory metric (results_summary.hpp memory_metric): the
@@ -238,9 +207,8 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
   }
   if (lines.str().empty()) return;
   md << "\n### Verdict\n\nRanked groups: allocators in one group have pairwise overlapping intervals, so this run cannot order them "
-        "(order them by the counts tier, or run more processes: `--target-ci`). With a calibration for this host (`allocstress calibrate`) "
-        "the cost groups use reproduction intervals, so that they hold in another run on this host. A ratio against system is system's median over the "
-        "allocator's, with the interval of system's interval over the allocator's. †: unstable, the interval of the median is wider than ±"
+        "(order them by the counts tier, or run more processes: `--target-ci`). A ratio against system is system's median over the "
+        "allocator's, with the interval of system's interval over the allocator's. †: unstable, the interval is wider than ±"
      << fixed(Json(100 * kUnstableRelativeHalfWidth), 0) << "% of the median.\n"
      << lines.str();
 }

@@ -1,12 +1,7 @@
 // The verdict (results/verdict.cpp) on hand-made records: tied groups, ratios against system with
-// their intervals, the memory ranking, the unstable mark, and groups by reproduction intervals
-// when the run has a calibration.
+// their intervals, the memory ranking and the unstable mark.
 #include <gtest/gtest.h>
 
-#include <iomanip>
-#include <sstream>
-
-#include "results/reproduction.hpp"
 #include "results/results_summary.hpp"
 #include "results/results_table.hpp"
 
@@ -23,12 +18,9 @@ Json rec(const std::string& allocator, unsigned rep, double cycles, double overh
   return r;
 }
 
-// `calibration`: as a matrix run on a calibrated host has it (null: none).
-std::string verdict_of(std::vector<Json> records, const Json& calibration = Json()) {
+std::string verdict_of(std::vector<Json> records) {
   attach_net_costs(records);
-  std::vector<Json> aggregates = aggregate_entries(records);
-  attach_reproduction(aggregates, records, calibration);
-  for (Json& a : aggregates) records.push_back(std::move(a));
+  for (Json& a : aggregate_entries(records)) records.push_back(std::move(a));
   Json doc = {{"context", {{"plan", {{"workloads", {"alloc-test"}}}}}}, {"benchmarks", records}};
   return verdict_markdown(doc);
 }
@@ -96,64 +88,6 @@ TEST(Verdict, CountsLinePerThreadCountSaysHowExactItIs) {
   EXPECT_NE(one, std::string::npos) << v;
   EXPECT_NE(two, std::string::npos) << v;
   EXPECT_LT(one, two) << v;
-}
-
-// Two allocators apart by their intervals of the median, 10 processes each (net 20..29 and 31..40
-// cycles/pair; ns = cycles / 2), and one with 5 processes.
-std::vector<Json> apart_in_this_run(bool with_few) {
-  std::vector<Json> r;
-  for (unsigned i = 0; i < 10; ++i) {
-    r.push_back(rec("void", i, 100, 0));
-    r.push_back(rec("jemalloc", i, 120 + i, 1.3));
-    r.push_back(rec("tcmalloc", i, 131 + i, 1.3));
-    if (with_few && i < 5) r.push_back(rec("mimalloc", i, 160 + i, 1.3));
-  }
-  return r;
-}
-
-Json calibration_of_factor(double factor) {
-  return {{"schema", kCalibrationSchemaName}, {"factor", factor}, {"level", 0.95}, {"runs", {"a.json", "b.json", "c.json"}},
-          {"pairs", 120}, {"file", "/cal.json"}, {"created", "2026-11-26T00:00:00Z"}};
-}
-
-TEST(Verdict, GroupsByReproductionIntervalsWhenTheHostIsCalibrated) {
-  // this run alone separates them ...
-  const std::string alone = verdict_of(apart_in_this_run(false));
-  EXPECT_NE(alone.find("- 1: **jemalloc** 24.5"), std::string::npos) << alone;
-  EXPECT_NE(alone.find("- 2: **tcmalloc** 35.5"), std::string::npos) << alone;
-  EXPECT_NE(alone.find("cheapest first (median [interval of the median, order statistics"), std::string::npos) << alone;
-  // ... but on a host whose runs move 3 times as far as one run's prediction interval, another run
-  // could order them either way: one group, with the widened bounds in the ranked unit (cycles)
-  const std::string calibrated = verdict_of(apart_in_this_run(false), calibration_of_factor(3.0));
-  EXPECT_NE(calibrated.find("cheapest first (median [reproduction interval: where another run on this host should put the median, "
-                            "level 95%, calibration factor 3.00 from 3 runs]"),
-            std::string::npos)
-      << calibrated;
-  EXPECT_NE(calibrated.find("- 1: **jemalloc** 24.5† ["), std::string::npos) << calibrated;
-  EXPECT_NE(calibrated.find("and **tcmalloc** 35.5 ["), std::string::npos) << calibrated;  // its own interval of the median is within ±10%
-  EXPECT_NE(calibrated.find(": indistinguishable from each other"), std::string::npos) << calibrated;
-  EXPECT_EQ(calibrated.find("- 2: **tcmalloc**"), std::string::npos) << calibrated;
-  // the bounds shown are the reproduction interval's (net ns/pair) times 2 cycles per ns
-  std::vector<Json> records = apart_in_this_run(false);
-  attach_net_costs(records);
-  std::vector<Json> aggregates = aggregate_entries(records);
-  attach_reproduction(aggregates, records, calibration_of_factor(3.0));
-  for (const Json& a : aggregates)
-    if (a.value("aggregate_name", "") == "median" && a.value("allocator", "") == "jemalloc") {
-      const Json& rep = a.at("reproduction");
-      std::ostringstream bracket;
-      bracket << std::fixed << std::setprecision(1) << "24.5† [" << 2 * rep.at("low").get<double>() << ", " << 2 * rep.at("high").get<double>() << "]";
-      EXPECT_NE(calibrated.find(bracket.str()), std::string::npos) << bracket.str() << "\n" << calibrated;
-    }
-}
-
-TEST(Verdict, FallsBackToTheIntervalOfTheMedianWhenACellHasNoReproductionInterval) {
-  const std::string v = verdict_of(apart_in_this_run(true), calibration_of_factor(3.0));
-  EXPECT_NE(v.find("cheapest first (median [interval of the median, order statistics"), std::string::npos) << v;
-  EXPECT_NE(v.find("- grouped by the interval of the median: 1 of 3 allocators have no reproduction interval (too few processes)"),
-            std::string::npos)
-      << v;
-  EXPECT_NE(v.find("- 2: **tcmalloc** 35.5"), std::string::npos) << v;
 }
 
 }  // namespace

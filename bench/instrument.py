@@ -13,8 +13,8 @@ pinned to), then prints, per condition:
     other runs' medians, and over all cells how many (run, other run) pairs it holds; the same for
     the reproduction intervals where the host has a calibration (`allocstress calibrate`);
   - order: every pair of allocators whose intervals do not overlap in a run, and whether that
-    pair keeps its order in all runs: by the intervals of the median, and by the reproduction
-    intervals where the runs carry them (what the verdict groups by then);
+    pair keeps its order in all runs: by the intervals of the median (what the verdict groups
+    by), and by the reproduction intervals where the runs carry them;
   - A/A: `compare` of the first two runs, the share of cells called significantly different
     (target <= 5%);
   - disturbed processes (cells/interference.hpp) and adaptive repetitions per run.
@@ -138,9 +138,9 @@ def condition_report(name: str, docs: list[dict], walls: list[float], paths: lis
           f"{contained} of {len(cells)} cells; an interval holds another run's median: {pairs_held} of {pairs} (run, other run) "
           f"pairs (two independent honest 95% intervals of the median: about 83%)")
     reproduction_report(m, cells, drop_ins(docs[0]))
-    order_report(m, cells, 1, 2, "the interval of the median")
+    order_report(m, cells, 1, 2, "the interval of the median (what the verdict groups by)")
     if all(x[c][4] is not None for x in m for c in cells):
-        order_report(m, cells, 4, 5, "the reproduction interval (what the verdict groups by on a calibrated host)")
+        order_report(m, cells, 4, 5, "the reproduction interval")
     if len(paths) >= 2:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "build/release/python"))
         out = subprocess.run([sys.executable, "-m", "allocstress", "compare", paths[0], paths[1]], env=env, capture_output=True, text=True)

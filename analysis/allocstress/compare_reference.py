@@ -1,8 +1,8 @@
 """Did the machine itself change between the two runs `compare` compares?
 
 The model: `void` runs each workload's op stream (same seed, same sizes, same slot choices, every
-block written and read back) with an allocator that hands out pre-faulted memory and does
-nothing else, so its raw cost -- `cycles_per_pair`, the baseline every allocator's net figure
+block written and read back) with an allocator that hands every request one cache-hot buffer and
+frees nothing (allocators/README.md), so its raw cost -- `cycles_per_pair`, the baseline every allocator's net figure
 is taken against -- depends on the machine, the harness and the parameters, never on an
 allocator.  Two runs of the same commit and plan on a steady machine give the same void figure
 up to the noise between its processes (about 1% here).  When it differs beyond the threshold,

@@ -1,7 +1,7 @@
 """The console text of `allocstress compare` (Markdown tables): the verdict lines, the reference
 check and the exit status first, then the timing cells worst first (n/a rows last, each with its
-reason), the counts tier, the geometric mean, the reference checks and the context differences.  Every interval printed is named with its level
-and method."""
+reason), the counts tier, the geometric mean, the reference checks and the context differences.
+Every interval printed is named with its level and method."""
 
 from __future__ import annotations
 

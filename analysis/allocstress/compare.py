@@ -76,8 +76,9 @@ def interval_for(cells: int, familywise: float = st.CONFIDENCE) -> Interval:
     return Interval(level, familywise, cells, st.resamples_for(level))
 
 
-def _side_values(rows: pd.DataFrame, run: str, allocator: str, name: str) -> tuple[np.ndarray, str]:
-    """(values, "") of one run's side of a cell, or (empty, why there are none)."""
+def side_values(rows: pd.DataFrame, run: str, allocator: str, name: str) -> tuple[np.ndarray, str]:
+    """(values, "") of one run's side of a cell (`rows`: that run's timing rows of the cell), or
+    (empty, why there are none).  Also what compare_reference.py reads void's figures with."""
     if rows.empty:
         return np.array([]), f"absent from {run}"
     if allocator == "void" and name.startswith("net_"):
@@ -122,7 +123,7 @@ def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.
     for workload, allocator, threads in keys:
         name = metric or headline_metric(workload)
         here = timing[(timing["workload"] == workload) & (timing["allocator"] == allocator) & (timing["threads"] == threads)]
-        (va, why_a), (vb, why_b) = (_side_values(here[here["run"] == run], run, allocator, name) for run in names)
+        (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, allocator, name) for run in names)
         rows.append({"workload": workload, "allocator": allocator, "threads": threads, "metric": name,
                      "reason": "; ".join(dict.fromkeys(w for w in (why_a, why_b) if w)), "reps_a": int(va.size), "reps_b": int(vb.size),
                      "median_a": float(np.median(va)) if va.size else math.nan,

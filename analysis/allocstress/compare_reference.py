@@ -25,29 +25,26 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from . import catalogue
 from . import compare_decision as rule
 from . import statistics as st
-from .loading import Runs, measured_timing
+from .compare import side_values
+from .loading import Runs
 
 COLUMNS = ["workload", "threads", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
            "ci_level", "moved", "reason"]
 FIGURE = "cycles_per_pair"  # void's raw cost per malloc/free pair: the baseline of every net figure
 
 
-def _void_values(timing: pd.DataFrame, run: str, workload: str, threads: int):
-    rows = measured_timing(timing[(timing["run"] == run) & (timing["workload"] == workload)
-                                  & (timing["threads"] == threads) & (timing["allocator"] == "void")])
-    return st.clean(rows[FIGURE].to_numpy()) if FIGURE in rows else st.clean([])
-
-
 def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFIDENCE) -> pd.DataFrame:
     """One row (COLUMNS) per (workload, threads) whose void cell ran in both runs, for workloads
     with a void baseline: void's medians per run, ratio B / A with its interval, `moved` (the whole
-    interval outside ±threshold) and the reason of the decision.  A check without an interval (fewer
-    than 2 undisturbed void repetitions in a run) has moved False and says why.  pre: two runs."""
+    interval outside ±threshold) and the reason of the decision.  A check without an interval (void
+    failed or every process disturbed in a run: compare.side_values's reason; fewer than 2 undisturbed
+    repetitions) has moved False and says why.  pre: two runs."""
     names = tuple(runs.run_names())
     cells = runs.cells
     mode = cells["mode"].fillna("timing")
@@ -59,16 +56,19 @@ def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFID
     level = st.familywise_level(len(keys), familywise)
     rows = []
     for workload, threads in keys:
-        va, vb = (_void_values(timing, run, workload, threads) for run in names)
+        here = timing[(timing["workload"] == workload) & (timing["threads"] == threads)]
+        (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, "void", FIGURE) for run in names)
         row = {"workload": workload, "threads": threads, "reps_a": int(va.size), "reps_b": int(vb.size),
-               "median_a": float(pd.Series(va).median()) if va.size else math.nan,
-               "median_b": float(pd.Series(vb).median()) if vb.size else math.nan}
+               "median_a": float(np.median(va)) if va.size else math.nan,
+               "median_b": float(np.median(vb)) if vb.size else math.nan}
         short = [run for values, run in zip((va, vb), names) if values.size < 2]
         ratio = (st.ratio_of_medians(vb, va, level, st.resamples_for(level)) if not short else
                  {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": ""})
         row.update(ratio=ratio["ratio"], ci_low=ratio["ci_low"], ci_high=ratio["ci_high"],
                    ci_level=level if not math.isnan(ratio["ci_low"]) else math.nan)
-        if short:
+        if why_a or why_b:
+            row.update(moved=False, reason="; ".join(w for w in (why_a, why_b) if w) + ": not checked")
+        elif short:
             row.update(moved=False, reason=f"fewer than 2 undisturbed void repetitions in {short[0]}: not checked")
         elif math.isnan(ratio["ci_low"]):
             row.update(moved=False, reason=f"no interval ({ratio['note'] or 'no values'}): not checked")

@@ -51,7 +51,7 @@ class Comparison:
     counts_note: str
     geomean: dict = field(repr=False)
     context: list[dict] = field(repr=False)
-    reference: pd.DataFrame = field(repr=False, default_factory=lambda: pd.DataFrame(columns=reference.COLUMNS))
+    reference: pd.DataFrame = field(repr=False)  # compare_reference.reference_shifts
 
     @property
     def interval(self) -> cells_compare.Interval:

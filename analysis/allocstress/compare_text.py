@@ -120,5 +120,6 @@ def _shown(value) -> str:
 
 def render(c: Comparison) -> str:
     """The full console text."""
-    return "\n".join([f"A = {c.headings[0]}\nB = {c.headings[1]}\n", verdict_lines(c), cells_table(c), counts_table(c),
-                      geomean_line(c)] + ([reference_table(c)] if not c.reference.empty else []) + [context_lines(c)])
+    parts = [f"A = {c.headings[0]}\nB = {c.headings[1]}\n", verdict_lines(c), cells_table(c), counts_table(c),
+             geomean_line(c), reference_table(c), context_lines(c)]
+    return "\n".join(part for part in parts if part)  # reference_table is "" without checks

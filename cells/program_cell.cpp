@@ -1,102 +1,143 @@
-// Real-program cells and their registry entries (the `programs` family, one entry per row of
-// workloads/programs/program_table.hpp).  A repetition runs the program once in a fresh process,
-// a child of this cell process, which already runs under the drop-in allocator's LD_PRELOAD: the
-// child inherits it, and the cell checks in the child's own /proc/PID/maps and environ that it
-// did (platform/program_run.hpp).  Starting that process is the cells' one documented exception
-// to "never forks" (cells/README.md); the spawning code itself is platform/'s.
+// Real programs: the registry's one `program` entry.  Every program workload -- the prog-* ones
+// of the shipped programs file, a user's file, `allocstress bench -- CMD` -- is an instance of it
+// named by its definition (cells/program_workloads.hpp), and its cells carry that definition in
+// `params.program` (workloads/programs/program_definition.hpp).  A repetition runs the program once
+// in a fresh process tree, a child of this cell process, which already runs under the drop-in
+// allocator's LD_PRELOAD: the program inherits it.  Starting that process is the cells' one
+// documented exception to "never forks" (cells/README.md); the spawning code itself is platform/'s.
 //
 // The record's figures come from wait4()'s rusage of the program and the descendants it waited
 // for (gcc's cc1 and as): wall, user and system time, peak RSS (the largest process of the tree),
-// minor faults, and the program's own throughput where it prints one.  A server program
-// (prog-redis) is measured from start to shutdown; its wall time is the client's load alone, and
-// the client runs without the preload, so that only the server's allocator differs.
+// faults and context switches; the probe library (platform/program_probe.hpp), preloaded beside
+// the allocator, says which processes ran, where their malloc resolved and each one's own peak
+// RSS; the definition's metrics are read from the output.  A server is measured from start to
+// stop; its wall time is the client's load alone, and the client runs without the preload, so
+// that only the server's allocator differs.
 //
-// In the matrix a program cell is one thread: one program process (the program's own threads, as
-// xz -T2, are its parameter `program_threads`, recorded).  Every program fixes 1 thread, so all
-// prog-* workloads share one matrix; a non-program workload in the same matrix runs at 1 thread too.
+// The local backend (run/local_backend.cpp) hands a cell two instructions through its `inputs`
+// (never through its parameters, which are its identity):
+//   "verification": true   an unmeasured run with the counting probe before the measured ones:
+//                          fails when the tree never called malloc;
+//   "write_stdout_to": F   write the output (its first MiB) to F (system's verification run: the
+//                          reference of the output check);
+//   "expected_stdout": {"hash", "bytes", "file"}   the reference: a run whose output differs fails,
+//                          with the first differing line of both.
+//
+// In the matrix a program cell is one thread: one program process tree (the program's own
+// threads are its parameter `program_threads`, recorded).  Every program fixes 1 thread, so all
+// program workloads share one matrix; a non-program workload in the same matrix runs at 1 thread too.
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/params_json.hpp"
+#include "cells/program_runs.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/durable_files.hpp"
+#include "platform/elf_linkage.hpp"
 #include "platform/program_run.hpp"
-#include "workloads/programs/program_invocation.hpp"
-#include "workloads/programs/program_table.hpp"
+#include "workloads/programs/program_inputs.hpp"
 
 namespace allocstress {
 
 namespace {
 
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
 constexpr const char* kDropInOnly = "a real program can only run under a drop-in allocator (LD_PRELOAD)";
-constexpr double kServerStartTimeoutS = 20;
 
-const ProgramDefinition& definition_of(std::string_view workload) {
-  const ProgramDefinition* p = find_program(workload);
-  if (p == nullptr) throw std::invalid_argument("'" + std::string(workload) + "' is not a program workload");
-  return *p;
+ProgramDefinition definition_of(const Json& params) {
+  if (!params.is_object() || !params.contains("program"))
+    throw std::invalid_argument("a program cell's parameters carry its definition in 'program' (name a program of a programs file, "
+                                "or use allocstress bench -- CMD)");
+  return program_definition_from_json(params.at("program"));
 }
 
-ProgramSpec spec_of(const ProgramInvocation& how, const std::string& watch) {
-  ProgramSpec spec{how.argv, how.working_directory, {}, watch};
-  for (const auto& [k, v] : how.environment) spec.environment[k] = v;
-  return spec;
-}
+Json nullable(std::optional<double> v) { return v ? Json(*v) : Json(nullptr); }
 
-// The server program: started, loaded by its client (LD_PRELOAD removed), shut down, reaped.
-// Returns the server's outcome with the client's wall time, output and failure folded in.
-ProgramOutcome run_server(const Cell& cell, const std::string& watch) {
-  const ServerInvocation s = server_invocation(cell.workload, cell.params, cell.inputs, free_loopback_port());
-  RunningProgram server(spec_of(s.server, watch));
-  if (!wait_for_loopback_port(s.port, kServerStartTimeoutS, &server)) {
-    ProgramOutcome o = server.finish(1);
-    if (o.end == ChildOutcome::End::exited && o.exit_code == 0) o.exit_code = 1;
-    o.err += "\nthe server did not accept connections on 127.0.0.1:" + std::to_string(s.port);
-    return o;
+struct ScratchFolder {
+  fs::path dir;
+  ~ScratchFolder() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
   }
-  ProgramSpec client = spec_of(s.client, "");
-  client.environment["LD_PRELOAD"] = std::nullopt;
-  client.environment[kCellPreloadMarker] = std::nullopt;
-  const ProgramOutcome load = run_program(client);
-  send_to_loopback_port(s.port, s.shutdown_command);
-  ProgramOutcome o = server.finish(30);
-  o.wall_s = load.wall_s;
-  o.out = load.out;
-  if (!load.succeeded()) {
-    o.end = load.end;
-    o.exit_code = load.exit_code;
-    o.signal = load.signal;
-    o.err = "the client failed: " + load.failure();
+};
+
+// The first line where `a` and `b` differ, as "line N: system's '...', this run's '...'".
+std::string first_difference(const std::string& reference, const std::string& mine) {
+  std::istringstream a(reference), b(mine);
+  std::string la, lb;
+  for (std::size_t line = 1;; ++line) {
+    const bool more_a = bool(std::getline(a, la)), more_b = bool(std::getline(b, lb));
+    if (!more_a && !more_b) return "the difference lies beyond the first MiB";
+    auto shown = [](bool more, const std::string& text) { return more ? "'" + text.substr(0, 160) + (text.size() > 160 ? "...'" : "'") : std::string("(end of output)"); };
+    if (more_a != more_b || la != lb) return "first difference at line " + std::to_string(line) + ": system's " + shown(more_a, la) + ", this run's " + shown(more_b, lb);
   }
-  return o;
 }
 
-// Whether the preload reached the program: "" or why not.
-std::string preload_failure(const AllocatorSpec& allocator, const std::string& watch, const PreloadObservation& seen) {
-  if (!seen.observed) return "";
-  if (!watch.empty() && !seen.library_mapped)
-    return "the allocator's library " + watch + " is not mapped into " + seen.executable + " (its LD_PRELOAD: '" + seen.ld_preload +
-           "'): the preload did not reach the program";
-  if (watch.empty() && !seen.ld_preload.empty())
-    return "the program runs with LD_PRELOAD=" + seen.ld_preload + " under '" + allocator.name + "', which preloads nothing";
-  return "";
+// "" when the run's output is the reference's, else why not (with a diff excerpt).
+std::string output_check(const Json& expected, const ProgramOutcome& out) {
+  const std::string want = expected.value("hash", std::string());
+  if (want.empty() || hash_text(out.out_hash) == want) return "";
+  std::string reference;
+  if (const std::string file = expected.value("file", std::string()); !file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    reference = s.str();
+  }
+  return "the output differs from system's (" + std::to_string(out.out_bytes) + " bytes, " + hash_text(out.out_hash) + "; system's " +
+         std::to_string(expected.value("bytes", std::uint64_t{0})) + " bytes, " + want + "): " + first_difference(reference, out.out);
 }
 
-nlohmann::json nullable(double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-nlohmann::json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology&, const std::vector<unsigned>& pus) {
-  const ProgramDefinition& p = definition_of(cell.workload);
+Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology&, const std::vector<unsigned>& pus) {
+  const ProgramDefinition p = definition_of(cell.params);
   const std::string watch = required_preload(allocator);
-  std::string failure = program_unavailable(cell.workload, cell.params);
-  ProgramOutcome o;
-  ProgramInvocation how;
-  if (failure.empty()) {
-    how = program_invocation(cell.workload, cell.params, cell.inputs);
-    o = p.drive == ProgramDrive::server ? run_server(cell, watch) : run_program(spec_of(how, watch));
-    if (!o.succeeded()) failure = o.failure();
-    if (failure.empty()) failure = preload_failure(allocator, watch, o.preload);
+  const bool verification = cell.inputs.value("verification", false);
+  std::string failure = program_unavailable(p);
+  std::vector<std::string> warnings;
+  ProgramRunResult r;
+  Json counts, preload_block = Json::object(), processes = Json::array();
+  std::optional<std::uint64_t> tree_peak_kib;
+  std::size_t process_count = 0;
+  if (failure.empty() && cell.mode == CellMode::counts) {
+    try {
+      counts = count_program(p, cell.params, cell.inputs, allocator, 0, failure);
+    } catch (const std::runtime_error& e) {
+      failure = e.what();
+    }
+    r.command = shell_command_line(program_invocation(p, cell.params, cell.inputs).argv);
+    r.measured = "the program once under callgrind (instructions and simulated misses of every process of its tree)";
+  } else if (failure.empty()) {
+    ScratchFolder scratch;
+    try {
+      scratch.dir = make_temporary_folder("allocstress-probe-");
+      const fs::path log = scratch.dir / "probe.log";
+      const EnvironmentChanges extra = {{"LD_PRELOAD", probe_library(verification).string()},
+                                        {"ALLOCSTRESS_PROBE_LOG", log.string()},
+                                        {"ALLOCSTRESS_PROBE_WATCH", watch}};
+      r = run_program_once(p, cell.params, cell.inputs, extra, p.timeout_s);
+      failure = r.failure;
+      PreloadVerdict v = judge_preload(log, watch, verification);
+      if (failure.empty()) failure = v.failure;
+      warnings = v.warnings;
+      preload_block = v.block;
+      processes = preload_block.at("process_list");
+      preload_block.erase("process_list");
+      process_count = v.processes.size();
+      for (const ProbedProcess& pp : v.processes)
+        if (pp.peak_rss_kib) tree_peak_kib = tree_peak_kib.value_or(0) + *pp.peak_rss_kib;
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    if (failure.empty() && cell.inputs.contains("expected_stdout")) failure = output_check(cell.inputs.at("expected_stdout"), r.output());
+    if (const std::string to = cell.inputs.value("write_stdout_to", std::string()); !to.empty() && failure.empty())
+      write_file_atomically(to, r.output().out);
   }
+  const ProgramOutcome& o = r.program;
   PhaseMeasurement m;
   m.wall_ns = std::uint64_t(o.wall_s * 1e9);
   m.peak_rss = o.max_rss_kib * 1024;
@@ -104,99 +145,132 @@ nlohmann::json run_program_cell(const Cell& cell, const AllocatorSpec& allocator
   m.usage.major_faults = o.major_faults;
   m.usage.user_time_ns = std::uint64_t(o.user_s * 1e9);
   m.usage.system_time_ns = std::uint64_t(o.sys_s * 1e9);
-  nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
+  m.usage.voluntary_context_switches = o.voluntary_switches;
+  m.usage.involuntary_context_switches = o.involuntary_switches;
+  Json rec = base_record(cell, allocator, pus, m, failure);
   rec["peak_rss_source"] = "ru_maxrss of wait4(): the largest resident set of the program or any descendant it waited for";
   for (const char* field : {"rss_before_bytes", "rss_end_bytes", "rss_after_free_bytes", "tsc_hz", "cycle_counter"}) rec.erase(field);
-  const double throughput = failure.empty() ? program_throughput(p, o.out) : -1;
-  rec["workload_metrics"] = {{"wall_s", o.wall_s},
-                             {"user_s", o.user_s},
-                             {"sys_s", o.sys_s},
-                             {"peak_rss_mib", double(o.max_rss_kib) / 1024.0},
-                             {"minor_faults", o.minor_faults},
-                             {"throughput", nullable(throughput)}};
-  const std::string binary = program_binary(p.executable);
-  nlohmann::json preload = {{"expected_library", watch.empty() ? nlohmann::json(nullptr) : nlohmann::json(watch)},
-                            {"observed", o.preload.observed}};
-  if (o.preload.observed) {
-    preload["executable"] = o.preload.executable;
-    preload["ld_preload"] = o.preload.ld_preload;
-    preload["library_mapped"] = watch.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.preload.library_mapped);
-    preload["how"] = "read from the program's /proc/PID/maps and /proc/PID/environ once it had exec'd and mapped libc";
-  } else if (failure.empty()) {
-    rec["warnings"].push_back("the program ended before its preload could be read from /proc (it inherited LD_PRELOAD from this cell process)");
+  for (const std::string& w : warnings) rec["warnings"].push_back(w);
+  Json metrics = {{"wall_s", o.wall_s},
+                  {"user_s", o.user_s},
+                  {"sys_s", o.sys_s},
+                  {"peak_rss_mib", double(o.max_rss_kib) / 1024.0},
+                  {"tree_peak_rss_mib", tree_peak_kib ? Json(double(*tree_peak_kib) / 1024.0) : Json(nullptr)},
+                  {"minor_faults", o.minor_faults},
+                  {"major_faults", o.major_faults},
+                  {"context_switches", o.voluntary_switches + o.involuntary_switches},
+                  {"processes", process_count > 0 ? Json(process_count) : Json(nullptr)},
+                  {"throughput", nullptr}};
+  Json units = Json::object();
+  for (const ProgramMetric& metric : p.metrics) {
+    const ProgramOutcome& out = r.output();
+    const std::optional<double> value = failure.empty() ? read_program_metric(metric, metric.stream == "stderr" ? out.err : out.out) : std::nullopt;
+    metrics[metric.name] = nullable(value);
+    units[metric.name] = metric.unit.empty() ? Json(nullptr) : Json(metric.unit);
+    if (failure.empty() && !value && cell.mode != CellMode::counts)
+      rec["warnings"].push_back("metric " + metric.name + ": '" + metric.regex + "' matched no number in the " +
+                                (p.drive == ProgramDrive::server ? "client's " : "program's ") + metric.stream);
   }
-  rec["program"] = {{"binary", binary.empty() ? nlohmann::json(nullptr) : nlohmann::json(binary)},
-                    {"package", p.package},
-                    {"package_version", binary.empty() ? nlohmann::json(nullptr) : nlohmann::json(debian_package_version(std::string(p.package)))},
-                    {"command", shell_command_line(how.argv)},
-                    {"working_directory", how.working_directory},
-                    {"program_threads", cell.params.at("program_threads")},
-                    {"work", program_work_text(cell.workload, cell.params)},
-                    {"exit_code", o.end == ChildOutcome::End::exited ? nlohmann::json(o.exit_code) : nlohmann::json(nullptr)},
-                    {"throughput_unit", p.throughput_unit.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.throughput_unit)},
-                    {"measured", p.drive == ProgramDrive::server
-                                     ? "the server from start to shutdown (rusage); wall_s: the client's load alone; the client runs without the preload"
-                                     : "the program from fork to exit, with every descendant it waited for (wait4 rusage)"},
-                    {"preload", preload}};
-  if (p.drive == ProgramDrive::server) rec["program"]["client"] = shell_command_line(server_invocation(cell.workload, cell.params, cell.inputs, 0).client.argv);
+  rec["workload_metrics"] = metrics;
+  if (!counts.is_null()) rec["counts"] = counts;
+  const std::string binary = program_binary(p.command.front());
+  Json program = {{"name", p.name},
+                  {"origin", p.origin},
+                  {"binary", binary.empty() ? Json(nullptr) : Json(binary)},
+                  {"package", p.package.empty() ? Json(nullptr) : Json(p.package)},
+                  {"package_version", binary.empty() || p.package.empty() ? Json(nullptr) : Json(debian_package_version(p.package))},
+                  {"command", r.command},
+                  {"working_directory", r.working_directory},
+                  {"program_threads", cell.params.at("program_threads")},
+                  {"work", program_work_text(p, cell.params)},
+                  {"drive", p.drive == ProgramDrive::server ? "server" : "run"},
+                  {"exit_code", o.end == ChildOutcome::End::exited ? Json(o.exit_code) : Json(nullptr)},
+                  {"signal", o.end == ChildOutcome::End::signaled ? Json(o.signal) : Json(nullptr)},
+                  {"stdout_hash", hash_text(r.output().out_hash)},
+                  {"stdout_bytes", r.output().out_bytes},
+                  {"stderr_tail", failure.empty() ? Json(nullptr) : Json(r.output().stderr_tail())},
+                  {"output_checked", cell.inputs.contains("expected_stdout")},
+                  {"verification_run", verification},
+                  {"metric_units", units},
+                  {"throughput_unit", units.contains("throughput") ? units.at("throughput") : Json(nullptr)},
+                  {"measured", r.measured},
+                  {"preload", preload_block},
+                  {"processes", processes}};
+  if (p.drive == ProgramDrive::server) {
+    program["client"] = r.client_command;
+    if (r.client && !r.client->succeeded()) program["client_stderr_tail"] = r.client->stderr_tail();
+  }
+  rec["program"] = std::move(program);
   return rec;
 }
 
 // --- parameters -------------------------------------------------------------------------------
 
-void check(const nlohmann::json& params, unsigned threads) {
-  const ProgramDefinition& p = definition_of(params.value("workload", std::string()));
+void check(const Json& params, unsigned threads) {
+  const ProgramDefinition p = definition_of(params);
+  check_program_definition(p, p.name);
   const std::uint64_t work = count_field(params, "work");
   if (work < 1 || work > 10000)
-    throw std::invalid_argument(std::string(p.workload) + ": --prog-work must be a percentage of the default work in 1..10000, got " + std::to_string(work));
+    throw std::invalid_argument(p.name + ": --prog-work must be a percentage of the default work in 1..10000, got " + std::to_string(work));
   const std::uint64_t t = count_field(params, "program_threads");
-  if (t < 1 || t > 64) throw std::invalid_argument(std::string(p.workload) + ": --prog-threads must be 1..64, got " + std::to_string(t));
+  if (t < 1 || t > 64) throw std::invalid_argument(p.name + ": --prog-threads must be 1..64, got " + std::to_string(t));
+  if (!p.takes_threads && t != p.threads)
+    throw std::invalid_argument(p.name + " does not take --prog-threads (its definition says threads = " + std::to_string(p.threads) +
+                                " and no takes_threads)");
   count_field(params, "seed");
   if (threads != 1)
-    throw std::invalid_argument(std::string(p.workload) + " runs one program process per cell: 1 thread in the matrix, got " +
-                                std::to_string(threads) + (p.takes_threads ? " (the program's own threads: --prog-threads)" : ""));
+    throw std::invalid_argument(p.name + " runs one program process per cell: 1 thread in the matrix, got " + std::to_string(threads) +
+                                (p.takes_threads ? " (the program's own threads: --prog-threads)" : ""));
 }
 
-std::string describe(const nlohmann::json& params) {
-  const std::string w = params.at("workload").get<std::string>();
-  return std::string(definition_of(w).summary) + "; " + program_work_text(w, params) + "; seed " + params.at("seed").dump();
+std::string describe(const Json& params) {
+  const ProgramDefinition p = definition_of(params);
+  const std::string work = program_work_text(p, params);
+  return (p.summary.empty() ? shell_command_line(p.command) : p.summary) + (work.empty() ? "" : "; " + work) + "; seed " + params.at("seed").dump();
 }
 
-// Writes the generated input unless the same file is there already.
-nlohmann::json prepare(const nlohmann::json& params, const std::filesystem::path& folder) {
-  const ProgramDefinition& p = definition_of(params.at("workload").get<std::string>());
-  nlohmann::json inputs = {{"folder", std::filesystem::absolute(folder).string()}};
-  if (p.make_input == nullptr) return inputs;
+// Writes the generated input unless the same file is there already; a file of the entry's own
+// is used where it lies.
+Json prepare(const Json& params, const fs::path& folder) {
+  const ProgramDefinition p = definition_of(params);
+  Json inputs = {{"folder", fs::absolute(folder).string()}};
+  if (p.input_generator.empty()) {
+    if (!p.input_file.empty()) inputs["input"] = p.input_file;
+    return inputs;
+  }
+  const InputGenerator* g = find_input_generator(p.input_generator);
+  if (g == nullptr) throw std::invalid_argument(p.name + ": unknown input generator '" + p.input_generator + "'");
   const std::uint64_t seed = count_field(params, "seed");
   const unsigned work = unsigned(count_field(params, "work"));
-  const std::filesystem::path file =
-      std::filesystem::absolute(folder) / (std::string(p.workload) + "-" + std::to_string(seed) + "-" + std::to_string(work) + "-" + std::string(p.input_file));
-  const std::string text = p.make_input(seed, work);
+  const fs::path file = fs::absolute(folder) / (p.name + "-" + std::to_string(seed) + "-" + std::to_string(work) + "-" + p.input_file);
+  const std::string text = g->make(seed, work);
   std::error_code ec;
-  if (std::filesystem::file_size(file, ec) != text.size() || ec) write_file_atomically(file, text);
+  if (fs::file_size(file, ec) != text.size() || ec) write_file_atomically(file, text);
   inputs["input"] = file.string();
   return inputs;
 }
 
-InputDefaults input_defaults(const nlohmann::json&, const nlohmann::json&) {
+InputDefaults input_defaults(const Json&, const Json&) {
   return {.threads = 1u, .threads_fixed = true, .seed = std::nullopt,
           .threads_reason = "a program cell is one program process (its own threads: --prog-threads)"};
 }
 
-std::string refusal(const AllocatorSpec& allocator, const nlohmann::json& params, unsigned) {
+std::string refusal(const AllocatorSpec& allocator, const Json& params, unsigned) {
   if (allocator.kind != AllocatorKind::drop_in) return kDropInOnly;
-  return program_unavailable(params.value("workload", std::string()), params);
+  const ProgramDefinition p = definition_of(params);
+  if (std::string why = program_unavailable(p); !why.empty()) return why;
+  return preload_unreachable_reason(program_binary(p.command.front()));
 }
 
 // --- options and metrics ----------------------------------------------------------------------
 
 const WorkloadOption kProgWorkOption{"--prog-work", "work", OptionKind::count,
-                                     "prog-*: the program's work as a percentage of its default (100: about 0.3-2 s per run)", kProgramGroup};
+                                     "Programs: the program's work as a percentage of its default ({work:N} in its command; 100)", kProgramGroup};
 const WorkloadOption kProgThreadsOption{"--prog-threads", "program_threads", OptionKind::count,
-                                        "prog-xz, prog-rocksdb: the program's own threads (xz -T, db_bench --threads)", kProgramGroup};
+                                        "Programs that take threads (prog-xz, prog-rocksdb): the program's own threads ({threads})", kProgramGroup};
 
 constexpr Metric kWallS{.name = "wall_s", .place = MetricPlace::workload_metrics, .unit = "s", .label = "wall s", .decimals = 3,
-                        .definition = "Wall time of one run of the program, fork to exit (prog-redis: the client's bounded load): the "
+                        .definition = "Wall time of one run of the program, fork to exit (a server: its client's bounded load): the "
                         "headline, lower is faster.",
                         .headline = true, .in_table = true};
 constexpr Metric kUserS{.name = "user_s", .place = MetricPlace::workload_metrics, .unit = "s", .label = "user s", .decimals = 3,
@@ -208,53 +282,56 @@ constexpr Metric kPeakRssMib{.name = "peak_rss_mib", .place = MetricPlace::workl
                              .definition = "ru_maxrss of wait4(): the largest resident set of the program or of any descendant it waited "
                              "for, in MiB; the memory headline, lower is leaner.",
                              .in_table = true, .memory_headline = true};
+constexpr Metric kTreePeakRssMib{.name = "tree_peak_rss_mib", .place = MetricPlace::workload_metrics, .unit = "MiB",
+                                 .label = "tree peak RSS MiB", .decimals = 1,
+                                 .definition = "The peak resident sets of every process of the program's tree added up (each process's "
+                                 "VmHWM as the probe read it at its exit): at least the tree's largest resident memory at any one "
+                                 "moment; null when no process exited through exit().",
+                                 .in_table = true};
 constexpr Metric kMinorFaults{.name = "minor_faults", .place = MetricPlace::workload_metrics, .unit = "count", .label = "minor faults",
                               .decimals = 0, .definition = "Minor page faults of the program and its waited-for descendants (wait4 rusage).",
                               .in_table = true};
+constexpr Metric kMajorFaults{.name = "major_faults", .place = MetricPlace::workload_metrics, .unit = "count", .label = "major faults",
+                              .decimals = 0, .definition = "Major page faults (disk reads) of the program and its waited-for descendants."};
+constexpr Metric kContextSwitches{.name = "context_switches", .place = MetricPlace::workload_metrics, .unit = "count",
+                                  .label = "ctx switches", .decimals = 0,
+                                  .definition = "Voluntary and involuntary context switches of the program and its waited-for "
+                                  "descendants (wait4 rusage ru_nvcsw + ru_nivcsw).",
+                                  .in_table = true};
+constexpr Metric kProcesses{.name = "processes", .place = MetricPlace::workload_metrics, .unit = "count", .label = "processes",
+                            .decimals = 0,
+                            .definition = "Processes of the program's tree the probe saw (each exec and each fork without exec); null "
+                            "when none reported."};
 constexpr Metric kThroughput{.name = "throughput", .place = MetricPlace::workload_metrics, .unit = "ops/s", .label = "throughput",
                              .decimals = 0,
-                             .definition = "The program's own figure where it prints one (prog-redis: redis-benchmark's requests/s, "
-                             "prog-rocksdb: db_bench's ops/s; the harmonic mean over its tests), else null.",
+                             .definition = "The program's own rate where its definition reads one under this name (prog-redis: "
+                             "redis-benchmark's requests/s, prog-rocksdb: db_bench's ops/s; the harmonic mean over its tests), "
+                             "else null.  A definition's other metrics sit beside it in workload_metrics under their own names.",
                              .in_table = true};
 
-nlohmann::json defaults_of(const ProgramDefinition& p, const AllocTestParams& preset) {
-  return {{"workload", p.workload}, {"work", 100}, {"program_threads", p.default_threads}, {"seed", preset.seed}};
-}
-
-template <std::size_t I>
-WorkloadEntry program_entry() {
-  const ProgramDefinition& p = program_table()[I];
-  std::vector<const WorkloadOption*> options = {&kProgWorkOption};
-  if (p.takes_threads) options.push_back(&kProgThreadsOption);
-  options.push_back(&kSeedOption);
-  return {.name = p.workload,
-          .family = "programs",
-          .summary = p.summary,
-          .void_baseline = false,
-          .void_refusal = "a real program cannot run on void (it never frees); its figures are the program's own, no baseline is subtracted",
-          .table = TableKind::program,
-          .options = options,
-          .metrics = {&kWallS, &kUserS, &kSysS, &kPeakRssMib, &kMinorFaults, &kThroughput},
-          .defaults = [](const AllocTestParams& preset) { return defaults_of(program_table()[I], preset); },
-          .check = check,
-          .describe = describe,
-          .run = run_program_cell,
-          .refusal = refusal,
-          .prepare = prepare,
-          .input_defaults = input_defaults};
-}
+Json defaults(const AllocTestParams& preset) { return {{"work", 100}, {"program_threads", 1}, {"seed", preset.seed}}; }
 
 }  // namespace
 
-extern const WorkloadEntry kProgPython3Entry, kProgCc1Entry, kProgSqlite3Entry, kProgLuaEntry, kProgGhostscriptEntry, kProgRedisEntry,
-    kProgXzEntry, kProgRocksdbEntry;
-const WorkloadEntry kProgPython3Entry = program_entry<0>();
-const WorkloadEntry kProgCc1Entry = program_entry<1>();
-const WorkloadEntry kProgSqlite3Entry = program_entry<2>();
-const WorkloadEntry kProgLuaEntry = program_entry<3>();
-const WorkloadEntry kProgGhostscriptEntry = program_entry<4>();
-const WorkloadEntry kProgRedisEntry = program_entry<5>();
-const WorkloadEntry kProgXzEntry = program_entry<6>();
-const WorkloadEntry kProgRocksdbEntry = program_entry<7>();
+extern const WorkloadEntry kProgramEntry;
+const WorkloadEntry kProgramEntry = {
+    .name = "program",
+    .family = "programs",
+    .summary = "a real program run as its definition says (a programs file entry, or allocstress bench -- CMD), named by it",
+    .void_baseline = false,
+    .void_refusal = "a real program cannot run on void (it never frees); its figures are the program's own, no baseline is subtracted",
+    .table = TableKind::program,
+    .options = {&kProgWorkOption, &kProgThreadsOption, &kSeedOption},
+    .metrics = {&kWallS, &kUserS, &kSysS, &kPeakRssMib, &kTreePeakRssMib, &kMinorFaults, &kMajorFaults, &kContextSwitches, &kProcesses,
+                &kThroughput},
+    .defaults = defaults,
+    .check = check,
+    .describe = describe,
+    .run = run_program_cell,
+    .refusal = refusal,
+    .prepare = prepare,
+    .input_defaults = input_defaults,
+    .counts = true,
+    .counts_in_cell = true};
 
 }  // namespace allocstress

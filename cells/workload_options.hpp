@@ -54,7 +54,7 @@ inline constexpr std::string_view kLifetimeGroup = "Lifetimes (lifetime; --live-
 inline constexpr std::string_view kPhaseGroup = "Memory phases (phase-ramp, phase-plateau, phase-peak)";
 inline constexpr std::string_view kFalseSharingGroup = "False sharing (false-sharing-active, false-sharing-passive)";
 inline constexpr std::string_view kTraceGroup = "Traces (replay, fitted)";
-inline constexpr std::string_view kProgramGroup = "Real programs (prog-*)";
+inline constexpr std::string_view kProgramGroup = "Real programs (prog-*, programs files, bench)";
 inline constexpr std::string_view kGeneralWorkloadGroup = "Workload";
 
 // Shared by every workload.

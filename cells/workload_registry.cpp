@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cells/measured_phase.hpp"
+#include "cells/program_workloads.hpp"
 #include "platform/cache_simulation.hpp"
 #include "platform/errors.hpp"
 #include "platform/syscall_trace.hpp"
@@ -14,16 +15,13 @@ namespace allocstress {
 // Defined in the cell files, one per workload.
 extern const WorkloadEntry kAllocTestEntry, kBinTreeEntry, kLinkedListEntry, kMultiListEntry, kXThreadEntry, kLarsonEntry,
     kLifetimeEntry, kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry, kFalseSharingActiveEntry, kFalseSharingPassiveEntry,
-    kReplayEntry, kFittedEntry, kProgPython3Entry, kProgCc1Entry, kProgSqlite3Entry, kProgLuaEntry, kProgGhostscriptEntry,
-    kProgRedisEntry, kProgXzEntry, kProgRocksdbEntry;
+    kReplayEntry, kFittedEntry, kProgramEntry;
 
 const std::vector<const WorkloadEntry*>& workload_registry() {
   static const std::vector<const WorkloadEntry*> entries = {
       &kAllocTestEntry,       &kBinTreeEntry,      &kLinkedListEntry,        &kMultiListEntry,          &kXThreadEntry,
       &kLarsonEntry,          &kLifetimeEntry,     &kPhaseRampEntry,         &kPhasePlateauEntry,       &kPhasePeakEntry,
-      &kFalseSharingActiveEntry, &kFalseSharingPassiveEntry, &kReplayEntry, &kFittedEntry,
-      &kProgPython3Entry,     &kProgCc1Entry,      &kProgSqlite3Entry,       &kProgLuaEntry,            &kProgGhostscriptEntry,
-      &kProgRedisEntry,       &kProgXzEntry,       &kProgRocksdbEntry,
+      &kFalseSharingActiveEntry, &kFalseSharingPassiveEntry, &kReplayEntry, &kFittedEntry, &kProgramEntry,
   };
   return entries;
 }
@@ -39,12 +37,22 @@ std::string_view workload_label(std::string_view name) {
   return colon == std::string_view::npos ? std::string_view() : name.substr(colon + 1);
 }
 
+const WorkloadEntry* registry_workload(std::string_view name) {
+  for (const WorkloadEntry* e : workload_registry())
+    if (e->name == name) return e;
+  return nullptr;
+}
+
 const WorkloadEntry* find_workload(std::string_view name) {
   if (name.find(':') != std::string_view::npos && !valid_workload_label(workload_label(name))) return nullptr;
   const std::string_view base = workload_base_name(name);
-  for (const WorkloadEntry* e : workload_registry())
-    if (e->name == base) return e;
-  return nullptr;
+  if (const WorkloadEntry* e = registry_workload(base)) return e;
+  return is_declared_program(base) ? &kProgramEntry : nullptr;
+}
+
+bool is_program_workload(std::string_view name) {
+  const WorkloadEntry* e = find_workload(name);
+  return e != nullptr && e->table == TableKind::program;
 }
 
 nlohmann::json workload_registry_json() {
@@ -79,7 +87,9 @@ nlohmann::json workload_registry_json() {
 
 std::string workload_names_text() {
   std::string out;
-  for (const WorkloadEntry* e : workload_registry()) out += (out.empty() ? "" : ", ") + std::string(e->name);
+  for (const WorkloadEntry* e : workload_registry())
+    if (e != &kProgramEntry) out += (out.empty() ? "" : ", ") + std::string(e->name);  // `program` is reached by a program's name
+  for (const std::string& name : declared_program_names()) out += ", " + name;
   return out;
 }
 

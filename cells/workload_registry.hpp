@@ -84,6 +84,9 @@ struct WorkloadEntry {
   // runs the workers one at a time; their interleaving, and so the allocator's paths, can still
   // vary a little between runs (near-exact, not identical as at 1 thread).
   bool counts_threads = false;
+  // Its run() counts in counts mode itself (a real program: callgrind wraps the program, not this
+  // cell process), so run/ does not re-run the cell under callgrind.
+  bool counts_in_cell = false;
   // A parameter that `--counts-iterations` may lower for the counts cell because the op stream
   // with less of it is a prefix of the whole one ("iterations_per_thread"), or "": the counts
   // cell runs the full parameters.
@@ -101,8 +104,13 @@ const std::vector<const WorkloadEntry*>& workload_registry();
 std::string_view workload_base_name(std::string_view name);
 std::string_view workload_label(std::string_view name);  // "" without one
 bool valid_workload_label(std::string_view label);
-// The entry of `name` (BASE or BASE:LABEL with a valid label), or nullptr.
+// The entry of `name` (BASE or BASE:LABEL with a valid label), or nullptr.  A declared program
+// workload (cells/program_workloads.hpp) resolves to the registry's `program` entry.
 const WorkloadEntry* find_workload(std::string_view name);
+// The registry entry named `name` itself (no label, no program names), or nullptr.
+const WorkloadEntry* registry_workload(std::string_view name);
+// Whether `name` is a program workload (its entry is `program`; its cells carry a definition).
+bool is_program_workload(std::string_view name);
 // The entry of `name`; throws std::invalid_argument "unknown workload 'x' (accepted: ...)" or,
 // for a known BASE with a bad label, "bad workload label ...".
 const WorkloadEntry& workload_entry(std::string_view name);

@@ -6,6 +6,7 @@
 #include "cells/metrics/metric_catalogue.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/errors.hpp"
+#include "plan/programs_file.hpp"
 #include "workloads/programs/program_invocation.hpp"
 
 namespace allocstress {
@@ -25,10 +26,17 @@ int WorkloadsCommand::execute() {
               << "    " << e->summary << "\n    options:";
     for (const WorkloadOption* o : e->options) std::cout << " " << o->flag;
     std::cout << "\n";
-    // A real program that is not installed: its cells are skipped with this reason.
-    if (e->family == "programs")
-      if (const std::string why = program_unavailable(e->name, nlohmann::json::object()); !why.empty())
-        std::cout << "    " << e->name << ": " << why << " (its cells are skipped)\n";
+  }
+  // The shipped programs, each a workload of the `program` entry; one that is not installed:
+  // its cells are skipped with this reason.
+  if (const std::string why = declare_shipped_programs(); !why.empty()) {
+    std::cout << "\nshipped programs: none (" << why << ")\n";
+  } else {
+    std::cout << "\nprograms of " << shipped_programs().path.string() << " (each a workload; your own: --programs-file FILE, or allocstress bench -- CMD):\n";
+    for (const ProgramDefinition& p : shipped_programs().programs) {
+      std::cout << p.name << "  (programs, no void baseline)\n    " << p.summary << "\n";
+      if (const std::string missing = program_unavailable(p); !missing.empty()) std::cout << "    " << p.name << ": " << missing << " (its cells are skipped)\n";
+    }
   }
   std::cout << "\n`allocstress run --help` and `allocstress matrix --help` give each option's meaning and defaults; docs/workloads.md the models.\n";
   return 0;

@@ -60,6 +60,7 @@ struct MatrixCommand {
   std::vector<std::string> added, added_old;
   std::string threads;
   unsigned reps = 0;
+  unsigned warmup = 1;
   double timeout_s = 0;
   bool resume = false;
   bool force = false;

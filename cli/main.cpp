@@ -1,5 +1,5 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, programs, slurm
+// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, programs, bench, slurm
 // submit|status|merge|run-cell, report, compare, fidelity).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/programs_command.hpp"
+#include "cli/bench_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/python_commands.hpp"
@@ -17,10 +18,12 @@
 #include "cli/trace_command.hpp"
 #include "cli/calibrate_command.hpp"
 #include "cli/trace_info_command.hpp"
+#include "plan/programs_file.hpp"
 #include "platform/build_identity.hpp"
 
 int main(int argc, char** argv) {
   using namespace allocstress;
+  declare_shipped_programs();  // `--workload prog-lua` resolves (a command that needs the file says why it is missing)
   CLI::App app{"allocstress: stress-tests memory allocators with program-like workloads"};
   for (int i = 1; i < argc; ++i)
     if (std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "--help-all")
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   ImportCommand import;
   FitCommand fit;
   ProgramsCommand programs;
+  BenchCommand bench;
   CalibrateCommand calibrate;
   WorkloadsCommand workloads;
   MetricsCommand metrics;
@@ -60,6 +64,7 @@ int main(int argc, char** argv) {
   import.add_to(app);
   fit.add_to(app);
   programs.add_to(app);
+  bench.add_to(app);
   calibrate.add_to(app);
   // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
   CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     if (import.cmd->parsed()) return import.execute();
     if (fit.cmd->parsed()) return fit.execute();
     if (programs.cmd->parsed()) return programs.execute(command_line);
+    if (bench.cmd->parsed()) return bench.execute(command_line);
     if (calibrate.cmd->parsed()) return calibrate.execute();
     if (submit.cmd->parsed()) return submit.execute(command_line);
     for (RunCellCommand* c : {&run_cell, &run_cell_alias})

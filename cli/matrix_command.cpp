@@ -61,6 +61,11 @@ void MatrixCommand::add_to(CLI::App& app) {
   cmd->add_option("--timeout", timeout_s,
                   "Per-cell timeout in seconds: the wall time one cell process may take (default: quick 120, study 3600)")
       ->group(general);
+  cmd->add_option("--warmup", warmup,
+                  "Program workloads: unmeasured runs per allocator before the measured ones; the first verifies the preload "
+                  "(default 1 when the matrix has a program workload; local backend)")
+      ->check(kWholeNumber)
+      ->group(general);
   cmd->add_flag("--resume", resume,
                 slurm ? "Submit the cells of --results-dir that have no record (the plan is the directory's own)"
                       : "Continue an interrupted matrix from its journal (the plan comes from the journal)")
@@ -132,7 +137,7 @@ int MatrixCommand::execute(const std::string& command_line) {
                                                            : "";
   if (!own_plan.empty()) {  // the plan comes from a file: no option may describe another one
     if (const std::string given = workload.first_given(); !given.empty()) throw UsageError(own_plan + given);
-    for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout",
+    for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout", "--warmup",
                             "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations", "--target-ci",
                             "--time-budget"})
       if (cmd->count(opt) > 0) throw UsageError(own_plan + opt);
@@ -152,6 +157,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   }
   if (resume) return resume_locally(exe, command_line);
 
+  const std::vector<ProgramDefinition> programs = workload.programs();  // before the names: they may name its programs
   // Mistyped names get their suggestion here (the planner checks them again, without one).
   if (kind != Kind::replay) check_workload_names(workload.workload);
   if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
@@ -165,6 +171,8 @@ int MatrixCommand::execute(const std::string& command_line) {
     request.workloads = "replay";
     request.options["--trace"] = trace_argument;
   }
+  request.programs = programs;
+  if (cmd->count("--warmup") > 0) request.warmup_runs = warmup;
   request.allocators = allocators;
   request.added_libraries = added;
   request.manifest = manifest;

@@ -1,21 +1,12 @@
-// The `allocstress programs` command: the real-program study.  For each program workload
-// (`prog-*`, the "programs" family of cells/workload_registry.hpp) it measures the real program
-// under every drop-in allocator, captures the program's allocation trace with `allocstress trace`,
-// fits the synthetic model to it with `allocstress fit`, and runs the models of that program on
-// every allocator (in-tree ones included): its replay (`replay:PROG`), its fitted workload
-// (`fitted:PROG`) and alloc-test and lifetime at its measured size mix (`alloc-test:PROG`,
-// `lifetime:PROG`).  The parts are merged into one results file (results/results_merge.hpp),
-// whose table shows the real, replay and fitted rows of each program and whose report holds the
-// fidelity table: do the models rank the allocators as the programs do?
+// The `allocstress programs` command: the real-program study (cli/program_study.hpp) of the
+// programs of a programs file -- the shipped one (the prog-* workloads), or --programs-file FILE.
 //
-//   allocstress programs [--programs LIST] [--allocators LIST] [--prog-work PCT] [--reps N] [--timeout S]
-//                        [--models LIST] [-o OUT.json] [--force]
+//   allocstress programs [--programs-file FILE] [--programs LIST] [--allocators LIST] [--prog-work PCT]
+//                        [--reps N] [--timeout S] [--models LIST] [-o OUT.json] [--force]
 //
-// Writes OUT.json, OUT.md and OUT-report/ (like matrix), and keeps in OUT-programs/ the parts
-// (parts/*.json), the traces (traces/PROG.<pid>.ast, one per process the program ran), the fit
-// files and the logs of the trace and fit steps.  A program that is not installed is skipped
-// with the reason (in the table's "Not measured" list and on stderr); a program whose trace or
-// fit fails keeps its real row, and the reason is printed and kept in context.programs.
+// Writes OUT.json, OUT.md and OUT-report/ (like matrix), and keeps the parts, traces, fits and
+// logs in OUT-programs/.  A program that is not installed is skipped with the reason (in the
+// table's "Not measured" list and on stderr).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -27,7 +18,8 @@ namespace allocstress {
 
 struct ProgramsCommand {
   CLI::App* cmd = nullptr;
-  std::string programs;  // comma-separated prog-* names; "" = every program workload
+  std::string programs;  // comma-separated program names; "" = every program of the file
+  std::string programs_file;  // "" = the shipped file
   std::string allocators, manifest;
   std::vector<std::string> added;
   std::string models = "replay,fitted,alloc-test,lifetime";

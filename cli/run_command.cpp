@@ -26,13 +26,14 @@ Cell cell_from_flags(const RunCommand& r) {
   cell.allocator = r.allocator.substr(0, eq);
   if (eq != std::string::npos) cell.allocator_library = r.allocator.substr(eq + 1);
   cell.manifest = r.manifest;
+  const std::vector<ProgramDefinition> programs = r.workload.programs();  // before the names: they may name its programs
   check_workload_names(r.workload.workload);
   cell.workload = selected_workloads(r.workload.workload, false).front();
   const WorkloadEntry& entry = workload_entry(cell.workload);
   OptionValues given = r.workload.given();
   for (const auto& w : resolve_deprecated_options({cell.workload}, given)) std::cerr << "allocstress: warning: " << w << "\n";
   check_option_scope({cell.workload}, given);
-  cell.params = workload_params(entry, find_preset("quick").params, given);
+  cell.params = workload_params(cell.workload, find_preset("quick").params, given, programs);
   try {
     cell.placement.policy = parse_placement(r.workload.placement);
   } catch (const std::invalid_argument& e) {

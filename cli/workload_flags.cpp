@@ -5,6 +5,7 @@
 #include <set>
 
 #include "plan/presets.hpp"
+#include "plan/programs_file.hpp"
 #include "plan/workload_params.hpp"
 
 namespace allocstress {
@@ -62,11 +63,19 @@ std::string type_name(OptionKind kind) {
 
 }  // namespace
 
+std::vector<ProgramDefinition> WorkloadFlags::programs() const {
+  if (programs_file.empty()) return {};
+  return read_programs_file(programs_file).programs;
+}
+
 void WorkloadFlags::add_to(CLI::App& app, const std::vector<const WorkloadEntry*>& shown, bool workload_option) {
   const std::vector<const WorkloadEntry*>& entries = workload_registry();
   workload_option_ = app.add_option("--workload", workload, "Workload: " + workload_names_text() + " (default alloc-test)")
                          ->group(workload_option ? std::string(kGeneralWorkloadGroup) : std::string());
   general_.push_back(workload_option_);
+  general_.push_back(app.add_option("--programs-file", programs_file,
+                                    "A programs file (TOML, docs/programs-file.md): its programs become workloads --workload can name")
+                         ->group(workload_option ? std::string(kGeneralWorkloadGroup) : std::string()));
   // Each option once, sections in the order of kSizedGroup ... kTraceGroup, general ones first.
   std::vector<const WorkloadOption*> options;
   for (const WorkloadEntry* e : entries)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cells/workload_registry.hpp"
+#include "workloads/programs/program_definition.hpp"
 
 namespace allocstress {
 
@@ -33,6 +34,10 @@ class WorkloadFlags {
   void add_deprecated_to(CLI::App& app);
 
   std::string workload = "alloc-test";  // --workload (a comma-separated list for matrix)
+  std::string programs_file;            // --programs-file: more program workloads, by name
+  // The programs of --programs-file (none without it), their names declared as workloads.
+  // Throws UsageError when the file is bad.
+  std::vector<ProgramDefinition> programs() const;
   std::string placement = "compact";
   bool reserve_os_pu = false, oversubscribe = false;
 

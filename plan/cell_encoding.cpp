@@ -1,13 +1,18 @@
 // Cell <-> JSON and the cell's command line (see cell_encoding.hpp).
 #include "plan/cell_encoding.hpp"
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <stdexcept>
 
+#include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
+#include "plan/programs_file.hpp"
 #include "plan/workload_params.hpp"
+#include "platform/child_process.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -57,6 +62,7 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   c.allocator_library = member<std::string>(j, "allocator_library", where, "a library path", "", false);
   c.manifest = member<std::string>(j, "manifest", where, "a manifest path", "", false);
   c.workload = member<std::string>(j, "workload", where, "a workload name", "", true);
+  declare_programs_of({{"workload_params", {{c.workload, member<nlohmann::json>(j, "params", where, "the workload's parameters", nlohmann::json::object(), false)}}}});
   if (find_workload(c.workload) == nullptr)
     throw UsageError(where + ": unknown workload '" + c.workload + "' (accepted: " + workload_names_text() + ")");
   c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
@@ -97,7 +103,42 @@ Cell read_cell_file(const std::string& path) {
   return cell_from_json(j, where);
 }
 
+namespace {
+
+// The `bench` command that measures a program defined on bench's command line once under the cell's allocator.
+std::vector<std::string> bench_command(const std::string& executable, const Cell& c, const ProgramDefinition& p) {
+  std::vector<std::string> argv = {executable, "bench", "--allocators", c.allocator_library.empty() ? c.allocator : c.allocator + "=" + c.allocator_library,
+                                   "--reps", "1", "--warmup", "0", "--name", p.name, "--cwd", unescape_braces(p.working_directory)};
+  if (!p.prepare.empty()) argv.insert(argv.end(), {"--prepare", unescape_braces(p.prepare)});
+  for (const auto& [k, v] : p.environment) argv.insert(argv.end(), {"--env", k + "=" + unescape_braces(v)});
+  for (const ProgramMetric& m : p.metrics) argv.insert(argv.end(), {"--metric", m.name + "=" + m.regex + (m.higher_is_better ? ",higher" : ",lower")});
+  if (p.timeout_s > 0) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g", p.timeout_s);
+    argv.insert(argv.end(), {"--timeout", t});
+  }
+  if (c.mode == CellMode::counts) argv.push_back("--counts");
+  if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
+  if (p.drive == ProgramDrive::server) {
+    std::vector<std::string> words;
+    for (const std::string& w : p.command) words.push_back(unescape_braces(w));
+    argv.insert(argv.end(), {"--server", shell_command_line(words), "--client", p.client.size() == 3 ? unescape_braces(p.client[2]) : "", "--stop", p.stop});
+    if (!p.ready_port.empty()) argv.insert(argv.end(), {"--ready-port", p.ready_port});
+    if (!p.ready_regex.empty()) argv.insert(argv.end(), {"--ready-regex", p.ready_regex});
+    return argv;
+  }
+  argv.push_back("--");
+  for (const std::string& w : p.command) argv.push_back(unescape_braces(w));
+  return argv;
+}
+
+}  // namespace
+
 std::vector<std::string> cell_command(const std::string& executable, const Cell& c) {
+  if (is_program_workload(c.workload) && c.params.contains("program")) {
+    const ProgramDefinition p = program_definition_from_json(c.params.at("program"));
+    if (p.origin == "allocstress bench") return bench_command(executable, c, p);
+  }
   std::vector<std::string> argv = {executable, "run", "--allocator",
                                    c.allocator_library.empty() ? c.allocator : c.allocator + "=" + c.allocator_library,
                                    "--workload", c.workload, "--threads", std::to_string(c.threads)};
@@ -115,6 +156,11 @@ std::vector<std::string> cell_command(const std::string& executable, const Cell&
   }
   if (c.mode == CellMode::profile) argv.insert(argv.end(), {"--profile", "--sample-every", std::to_string(c.profile.sample_every)});
   if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
+  if (is_program_workload(c.workload) && c.params.contains("program")) {  // a program of a user's programs file
+    const std::string origin = c.params.at("program").value("origin", "");
+    const std::string file = origin.rfind("programs file ", 0) == 0 ? origin.substr(14) : "";
+    if (!file.empty() && file != std::filesystem::absolute(shipped_programs_path()).string()) argv.insert(argv.end(), {"--programs-file", file});
+  }
   return argv;
 }
 

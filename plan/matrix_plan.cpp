@@ -1,8 +1,11 @@
 // Cell expansion and the JSON form of a plan.
 #include "plan/matrix_plan.hpp"
 
+#include <algorithm>
+#include <random>
 #include <stdexcept>
 
+#include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/workload_params.hpp"
 
@@ -48,10 +51,16 @@ const SkippedPair* MatrixPlan::skipped_pair(const std::string& workload, const s
 
 std::vector<MatrixCell> MatrixPlan::cells() const {
   std::vector<MatrixCell> out;
-  for (unsigned rep = 0; rep < repetitions; ++rep)
+  for (unsigned rep = 0; rep < repetitions; ++rep) {
+    const std::size_t first = out.size();
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
     });
+    if (randomised_order) {
+      std::mt19937_64 order(0x5eed1000u + rep);
+      std::shuffle(out.begin() + std::ptrdiff_t(first), out.end(), order);
+    }
+  }
   // The counts tier: one cell per allocator at 1 thread for the workloads that count (at every
   // thread count for those that count per worker), and the 1-thread cache simulation of those
   // that simulate caches instead.
@@ -71,6 +80,25 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (workload_entry(w).profiles && a.kind == AllocatorKind::drop_in) out.push_back(make_cell(*this, w, a, t, 0, CellMode::profile));
     });
+  return out;
+}
+
+std::vector<MatrixCell> MatrixPlan::warmup_cells() const {
+  std::vector<MatrixCell> out;
+  for (unsigned round = 0; round < warmup_runs; ++round) {
+    std::vector<MatrixCell> cells;
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (!is_program_workload(w) || skipped_pair(w, a.name) != nullptr) return;
+      MatrixCell c = make_cell(*this, w, a, t, 0, CellMode::timing);
+      c.key = w + "/" + a.name + "/threads:" + std::to_string(t) + "/warmup:" + std::to_string(round);
+      cells.push_back(std::move(c));
+    });
+    std::mt19937_64 order(0x5eed2000u + round);
+    std::shuffle(cells.begin(), cells.end(), order);
+    if (round == 0)  // system's output is the reference the others are checked against (results/ kReferenceAllocator)
+      std::stable_partition(cells.begin(), cells.end(), [](const MatrixCell& c) { return c.cell.allocator == "system"; });
+    out.insert(out.end(), cells.begin(), cells.end());
+  }
   return out;
 }
 
@@ -138,6 +166,8 @@ nlohmann::json MatrixPlan::to_json() const {
           {"counts_iterations", counts_iterations},
           {"target_ci", target_ci},
           {"time_budget_s", time_budget_s},
+          {"warmup_runs", warmup_runs},
+          {"randomised_order", randomised_order},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -157,6 +187,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.preset = j.at("preset").get<std::string>();
     p.manifest = j.at("manifest").get<std::string>();
     p.workloads = j.at("workloads").get<std::vector<std::string>>();
+    declare_programs_of(j);
     for (const auto& w : p.workloads) workload_entry(w);  // a workload this allocstress knows
     p.params = j.at("workload_params").get<std::map<std::string, nlohmann::json>>();
     for (const auto& w : p.workloads)
@@ -170,6 +201,8 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.counts_iterations = j.value("counts_iterations", kDefaultCountsIterations);
     p.target_ci = j.value("target_ci", 0.0);  // plans written before adaptive repetitions have none
     p.time_budget_s = j.value("time_budget_s", 0.0);
+    p.warmup_runs = j.value("warmup_runs", 0u);  // plans written before warm-up runs have none
+    p.randomised_order = j.value("randomised_order", false);
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

@@ -69,10 +69,19 @@ struct MatrixPlan {
   // budget; the rounds then stop at kMaxAdaptiveRepetitions).
   double target_ci = 0;
   double time_budget_s = 0;
+  // Program workloads (the local backend): this many unmeasured runs of every (program workload,
+  // allocator) before the measured ones, interleaved; the first is the verification run
+  // (cells/program_cell.cpp: the counting probe, the reference output of system first).
+  unsigned warmup_runs = 0;
+  // Each repetition's cells in a shuffled order (seeded by the repetition: the same plan shuffles
+  // alike), not allocator by allocator: what ran just before a process is noise, not a bias.
+  bool randomised_order = false;
 
   // The cells that run: repetition-major timing cells, then the counts tier, then the
   // simulated-cache cells, then the profile cells.
   std::vector<MatrixCell> cells() const;
+  // The warm-up runs, round by round (see warmup_runs): keys ".../warmup:R"; system first in round 0.
+  std::vector<MatrixCell> warmup_cells() const;
   // The timing cell of repetition `repetition` (which may lie beyond `repetitions`: adaptive rounds).
   MatrixCell timing_cell(const std::string& workload, const AllocatorSpec& allocator, unsigned threads, unsigned repetition) const;
   // Timing cells of skipped pairs (recorded as "skipped" with the reason, never run).

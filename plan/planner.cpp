@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
@@ -35,10 +36,11 @@ std::vector<std::string> planned_workloads(const PlanRequest& r, const PlanServi
 }
 
 // Each workload's parameters, prepared inputs, and the thread counts they fix or suggest.
-void plan_params(MatrixPlan& plan, const Preset& preset, OptionValues options, const PlanServices& s) {
+void plan_params(MatrixPlan& plan, const Preset& preset, OptionValues options, const std::vector<ProgramDefinition>& programs,
+                 const PlanServices& s) {
   for (const auto& w : resolve_deprecated_options(plan.workloads, options)) s.note("warning: " + w);
   check_option_scope(plan.workloads, options);
-  for (const auto& w : plan.workloads) plan.params[w] = workload_params(workload_entry(w), preset.params, options);
+  for (const auto& w : plan.workloads) plan.params[w] = workload_params(w, preset.params, options, programs);
   // The preset's sizes with the options given, as context.plan.params has always shown them.
   const WorkloadEntry& sized = workload_entry("alloc-test");
   OptionValues sized_options;
@@ -47,6 +49,20 @@ void plan_params(MatrixPlan& plan, const Preset& preset, OptionValues options, c
   plan.preset_params = workload_params(sized, preset.params, sized_options);
   plan.preset_params["seed"] = plan.params.at(plan.workloads.front()).at("seed");
   prepare_plan_inputs(plan, s.inputs_folder);
+}
+
+// Output checks compare with system's output: it must run.
+void check_program_runs(const MatrixPlan& plan) {
+  for (const auto& w : plan.workloads) {
+    if (!is_program_workload(w)) continue;
+    const ProgramDefinition p = program_definition_from_json(plan.params.at(w).at("program"));
+    if (!p.check_output) continue;
+    if (plan.warmup_runs == 0)
+      throw UsageError(w + ": --check-output compares every allocator's output with system's verification run: it needs --warmup 1 or more");
+    if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name == "system"; }) ||
+        plan.skipped_pair(w, "system") != nullptr)
+      throw UsageError(w + ": --check-output compares every allocator's output with system's: add system to --allocators");
+  }
 }
 
 // The thread counts: those asked for, or those the workloads' inputs fix or suggest, or 1..usable.
@@ -221,6 +237,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   }
   MatrixPlan plan;
   plan.preset = preset.name;
+  for (const ProgramDefinition& p : r.programs) declare_program_workload(p.name);
   plan.workloads = planned_workloads(r, s);
   try {
     plan.placement.policy = parse_placement(r.placement);
@@ -242,7 +259,10 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   if (r.profile && plan.sample_every == 0) throw UsageError("--sample-every must be at least 1, got 0");
   if (!r.profile && r.sample_every) throw UsageError("--sample-every applies to --profile runs only");
 
-  plan_params(plan, preset, r.options, s);
+  plan_params(plan, preset, r.options, r.programs, s);
+  const bool programs = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) { return is_program_workload(w); });
+  plan.warmup_runs = r.warmup_runs.value_or(programs ? 1 : 0);
+  plan.randomised_order = r.randomised_order;
   plan.repetitions = r.repetitions.value_or(preset.repetitions);
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = r.cell_timeout_s.value_or(preset.cell_timeout_s);
@@ -268,6 +288,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     throw UsageError("nothing to measure: every allocator asked for failed the preload check (" + why + ")");
   }
   plan_counts(plan, r, preset, s);
+  check_program_runs(plan);
   if (plan.cells().empty())
     throw UsageError("nothing to run: every allocator is skipped for these workloads" +
                      (plan.skipped.empty() ? std::string() : " (" + plan.skipped.front().workload + " on " + plan.skipped.front().allocator + ": " +

@@ -14,6 +14,7 @@
 #include "cells/workload_options.hpp"
 #include "plan/matrix_plan.hpp"
 #include "platform/topology.hpp"
+#include "workloads/programs/program_definition.hpp"
 
 namespace allocstress {
 
@@ -35,6 +36,13 @@ struct PlanRequest {
   std::optional<std::uint64_t> counts_iterations;
   std::optional<double> target_ci;      // --target-ci PCT / 100; else the preset's when --reps is not given
   std::optional<double> time_budget_s;  // --time-budget; likewise
+  // Program workloads defined by the caller (a programs file, bench's command), found before the
+  // shipped programs file's.
+  std::vector<ProgramDefinition> programs;
+  // Unmeasured runs per (program workload, allocator) first: MatrixPlan::warmup_runs; default 1
+  // (the verification run) when the matrix has a program workload.
+  std::optional<unsigned> warmup_runs;
+  bool randomised_order = false;   // MatrixPlan::randomised_order
 };
 
 struct PlanServices {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "plan/programs_file.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -144,6 +145,23 @@ nlohmann::json workload_params(const WorkloadEntry& entry, const AllocTestParams
       throw UsageError(e.what());
     }
   }
+  return params;
+}
+
+nlohmann::json workload_params(const std::string& name, const AllocTestParams& preset, const OptionValues& given,
+                               const std::vector<ProgramDefinition>& programs) {
+  const WorkloadEntry& entry = workload_entry(name);
+  if (entry.table != TableKind::program) return workload_params(entry, preset, given);
+  const ProgramDefinition* p = find_program_definition(std::string(workload_base_name(name)), programs);
+  if (p == nullptr)
+    throw UsageError("no definition of program '" + name + "' (accepted: a program of the shipped file, " + shipped_programs().names() +
+                     ", or of --programs-file FILE)");
+  if (!workload_label(name).empty()) throw UsageError("a program workload takes no label: '" + name + "' (accepted: " + p->name + ")");
+  nlohmann::json params = entry.defaults(preset);
+  params["program"] = to_json(*p);
+  params["program_threads"] = p->threads;
+  for (const WorkloadOption* o : entry.options)
+    if (const auto it = given.find(std::string(o->flag)); it != given.end()) params[std::string(o->key)] = option_value(*o, it->second);
   return params;
 }
 

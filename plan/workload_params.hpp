@@ -11,6 +11,7 @@
 
 #include "cells/workload_options.hpp"
 #include "cells/workload_registry.hpp"
+#include "workloads/programs/program_definition.hpp"
 #include "workloads/alloc_test.hpp"
 
 namespace allocstress {
@@ -33,6 +34,11 @@ void check_option_scope(const std::vector<std::string>& workloads, const OptionV
 // (option_value), and the seed its inputs give where --seed is not given.  Not validated for a
 // thread count (entry.check does that).  Throws UsageError on a bad option value.
 nlohmann::json workload_params(const WorkloadEntry& entry, const AllocTestParams& preset, const OptionValues& given);
+// The same for workload `name`, a program workload too: its definition (from `programs` first,
+// else the shipped programs file: plan/programs_file.hpp) in `program`, its threads in
+// `program_threads`, then the options.  Throws UsageError when a program has no definition.
+nlohmann::json workload_params(const std::string& name, const AllocTestParams& preset, const OptionValues& given,
+                               const std::vector<ProgramDefinition>& programs);
 
 // The parameters of `entry`'s counts cell (CellMode::counts): `params` with its counts_prefix
 // parameter (alloc-test's iterations) lowered to at most `cap`, so that the counts run a prefix of

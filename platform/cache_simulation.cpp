@@ -70,6 +70,16 @@ std::vector<std::string> cache_simulation_command(const std::vector<std::string>
   return argv;
 }
 
+std::vector<std::string> program_counts_command(const std::vector<std::string>& program_argv, const std::filesystem::path& folder) {
+  if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw std::runtime_error(missing);
+  const std::string valgrind = find_program("valgrind"), setarch = find_program("setarch");
+  std::vector<std::string> argv = {setarch, "--addr-no-randomize", valgrind, "--tool=callgrind", "--cache-sim=yes", "--trace-children=yes",
+                                   "--fair-sched=yes", "--D1=" + valgrind_geometry(l1_data_cache()), "--LL=" + valgrind_geometry(last_level_cache()),
+                                   std::string("--I1=") + kI1, "--callgrind-out-file=" + (folder / "callgrind.%p").string()};
+  argv.insert(argv.end(), program_argv.begin(), program_argv.end());
+  return argv;
+}
+
 std::vector<std::filesystem::path> thread_profiles(const std::filesystem::path& profile) {
   std::vector<std::filesystem::path> out;
   const std::string prefix = profile.filename().string() + "-";

@@ -33,6 +33,12 @@ std::string cache_simulation_unavailable();
 std::vector<std::string> cache_simulation_command(const std::vector<std::string>& cell_argv, const std::filesystem::path& profile,
                                                   bool per_thread = false);
 
+// The counts tier of a whole program (program cells): callgrind around `program_argv` with
+// collection on from the start, following every child it execs (--trace-children=yes), each
+// process writing its own profile `folder`/callgrind.<pid>; the same geometry and address
+// randomisation off.  Throws std::runtime_error when valgrind or setarch is missing.
+std::vector<std::string> program_counts_command(const std::vector<std::string>& program_argv, const std::filesystem::path& folder);
+
 // The per-thread profiles a `per_thread` command wrote for `profile`, in thread-id order.
 std::vector<std::filesystem::path> thread_profiles(const std::filesystem::path& profile);
 

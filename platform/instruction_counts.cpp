@@ -27,11 +27,33 @@ nlohmann::json per(double value, double units) { return units > 0 ? nlohmann::js
 
 std::uint64_t estimated_cycles(const CallgrindProfile& p) { return estimated_cycles(p, p.totals); }
 
+const std::vector<std::string>& glibc_malloc_functions() {
+  static const std::vector<std::string> names = {"malloc", "free", "calloc", "realloc", "reallocarray", "memalign", "posix_memalign",
+                                                 "aligned_alloc", "valloc", "pvalloc", "malloc_usable_size", "cfree"};
+  return names;
+}
+
+namespace {
+
+// The program rule: a call into the allocator (see OutsideCalls).
+bool is_allocator_call(const CallgrindProfile::Call& call, const OutsideCalls& rule) {
+  if (call.callee_object != rule.allocator_object) return false;
+  if (!rule.allocator_functions.empty())
+    return std::find(rule.allocator_functions.begin(), rule.allocator_functions.end(), call.callee_function) != rule.allocator_functions.end();
+  return call.caller_object != rule.allocator_object;
+}
+
+}  // namespace
+
 OutsideCost outside_calls_cost(const CallgrindProfile& p, const OutsideCalls& rule) {
   OutsideCost out;
   out.total.assign(p.events.size(), 0);
   for (const auto& [call, cost] : p.calls) {
-    if (call.caller_object != rule.workload_object || call.callee_object == rule.workload_object) continue;
+    if (!rule.allocator_object.empty()) {
+      if (!is_allocator_call(call, rule)) continue;
+    } else if (call.caller_object != rule.workload_object || call.callee_object == rule.workload_object) {
+      continue;
+    }
     if (std::any_of(rule.excluded_prefixes.begin(), rule.excluded_prefixes.end(),
                     [&](const std::string& prefix) { return call.callee_function.starts_with(prefix); }))
       continue;
@@ -56,7 +78,14 @@ nlohmann::json instruction_count_figures(const CallgrindProfile& p, double units
            {"estimated_cycles", estimated_cycles(p, cost.total)},
            {"estimated_cycles_per_unit", per(double(estimated_cycles(p, cost.total)), units)},
            {"instructions_by_function", cost.instructions_by_function},
-           {"excluded_functions", "names starting with " + nlohmann::json(rule->excluded_prefixes).dump() + " (the workload's own block writes)"},
+           {"excluded_functions", rule->allocator_object.empty()
+                                      ? "names starting with " + nlohmann::json(rule->excluded_prefixes).dump() + " (the workload's own block writes)"
+                                      : std::string("none")},
+           {"rule", rule->allocator_object.empty() ? "the inclusive cost of the workload's calls out of " + rule->workload_object
+                    : rule->allocator_functions.empty()
+                        ? "the inclusive cost of every call into " + rule->allocator_object + " from code outside it"
+                        : "the inclusive cost of every call to glibc's malloc family (" + nlohmann::json(rule->allocator_functions).dump() +
+                              ") in " + rule->allocator_object},
            {"provenance", provenance}};
   } else {
     own = {{"instructions", nullptr}, {"instructions_per_unit", nullptr}, {"estimated_cycles", nullptr},

@@ -33,11 +33,20 @@ std::uint64_t estimated_cycles(const CallgrindProfile& p);
 // their inclusive cost is everything it executed for them wherever the code lives (its library, a
 // section callgrind cannot name, the libc wrappers it calls), with no subtraction.  In-tree
 // backends are inlined into the executable: they have no such calls (n/a).
+//
+// A real program (program cells) has no workload object of ours: there, `allocator_object` names
+// the allocator's library and the rule sums the calls into it from code outside it; for glibc's
+// own malloc (`system`, whose object also holds the rest of libc) `allocator_functions` names the
+// malloc family, and the rule sums the calls to those functions from anywhere.
 struct OutsideCalls {
   std::string workload_object;
   std::vector<std::string> excluded_prefixes = {"memset", "memcpy", "memmove", "mempcpy",
                                                 "__memset", "__memcpy", "__memmove", "__mempcpy"};
+  std::string allocator_object;                  // non-empty: the program rule
+  std::vector<std::string> allocator_functions;  // non-empty: by name (glibc)
 };
+// glibc's malloc family, for the program rule under `system`.
+const std::vector<std::string>& glibc_malloc_functions();
 
 // The summed inclusive cost of those calls, per event (in p.events order), and per callee function.
 struct OutsideCost {

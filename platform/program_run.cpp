@@ -1,8 +1,9 @@
-// fork/exec of a measured program, its output drained by poll(), its preload read from /proc, and
-// wait4() for the rusage of its whole tree (see program_run.hpp).
+// fork/exec of a measured program, its output drained by poll() and hashed, and wait4() for the
+// rusage of its whole tree (see program_run.hpp).
 #include "platform/program_run.hpp"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -16,6 +17,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -32,12 +35,6 @@ constexpr std::size_t kOutputCap = 1 << 20;
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-std::string read_link(const std::string& path) {
-  char buf[4096];
-  const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
-}
-
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -46,6 +43,27 @@ std::string read_text(const std::string& path) {
 }
 
 double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
+
+// The children of every process, from /proc/PID/stat (field 4 is the parent).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return out;
+  while (const dirent* e = readdir(proc)) {
+    const pid_t pid = pid_t(std::atol(e->d_name));
+    if (pid <= 0) continue;
+    const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    const std::size_t close = stat.rfind(')');  // the command name may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(pid);
+  }
+  closedir(proc);
+  return out;
+}
 
 std::string last_line(const std::string& text) {
   const std::size_t end = text.find_last_not_of("\n\r ");
@@ -71,7 +89,44 @@ std::string ProgramOutcome::failure() const {
   return "the program exited with code " + std::to_string(exit_code) + (line.empty() ? "" : ": " + line);
 }
 
-RunningProgram::RunningProgram(const ProgramSpec& spec) : spec_(spec), own_exe_(read_link("/proc/self/exe")) {
+std::string ProgramOutcome::stderr_tail(std::size_t lines, std::size_t bytes) const {
+  const std::size_t last = err.find_last_not_of("\n\r ");
+  if (last == std::string::npos) return "";
+  std::size_t begin = last + 1, found = 0;
+  while (begin > 0 && found < lines) {
+    const std::size_t nl = err.rfind('\n', begin - 1);
+    begin = nl == std::string::npos ? 0 : nl;
+    ++found;
+    if (nl == std::string::npos) break;
+  }
+  if (begin < err.size() && err[begin] == '\n') ++begin;
+  if (last + 1 - begin > bytes) begin = last + 1 - bytes;
+  return err.substr(begin, last + 1 - begin);
+}
+
+std::uint64_t fnv1a(std::uint64_t hash, const char* bytes, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    hash ^= static_cast<unsigned char>(bytes[i]);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string hash_text(std::uint64_t hash) {
+  char text[32];
+  std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+void kill_process_tree(pid_t pid) {
+  if (pid <= 0) return;
+  ::kill(pid, SIGSTOP);  // it cannot start more children while they are found
+  for (pid_t child : children_of(pid)) kill_process_tree(child);
+  ::kill(pid, SIGKILL);
+}
+
+RunningProgram::RunningProgram(const ProgramSpec& spec) : spec_(spec) {
+  outcome_.out_hash = kFnvOffset;
   started_ = now_s();
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -119,30 +174,6 @@ RunningProgram::~RunningProgram() {
   }
 }
 
-// Once the child has exec'd (its /proc/PID/exe is no longer this executable) and its libc is
-// mapped (the dynamic loader maps LD_PRELOAD objects before the needed ones), its maps and
-// environment say whether the preload reached it.
-void RunningProgram::observe() {
-  if (outcome_.preload.observed || pid_ <= 0) return;
-  const std::string proc = "/proc/" + std::to_string(pid_);
-  const std::string exe = read_link(proc + "/exe");
-  if (exe.empty() || exe == own_exe_) return;
-  const std::string maps = read_text(proc + "/maps");
-  if (maps.find("/libc.so") == std::string::npos) return;
-  PreloadObservation& o = outcome_.preload;
-  o.executable = exe;
-  o.library_mapped = !spec_.watch_library.empty() && maps.find(spec_.watch_library) != std::string::npos;
-  const std::string environment = read_text(proc + "/environ");
-  for (std::size_t at = 0; at < environment.size();) {
-    const std::size_t end = environment.find('\0', at);
-    const std::string entry = environment.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    if (entry.rfind("LD_PRELOAD=", 0) == 0) o.ld_preload = entry.substr(11);
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  o.observed = true;
-}
-
 void RunningProgram::pump(int wait_ms) {
   pollfd fds[2] = {{fds_[0], POLLIN, 0}, {fds_[1], POLLIN, 0}};
   const int n = poll(fds, 2, wait_ms);
@@ -153,6 +184,10 @@ void RunningProgram::pump(int wait_ms) {
     if (fds[i].fd < 0 || fds[i].revents == 0) continue;
     const ssize_t got = read(fds[i].fd, buf, sizeof buf);
     if (got > 0) {
+      if (i == 0) {
+        outcome_.out_hash = fnv1a(outcome_.out_hash, buf, std::size_t(got));
+        outcome_.out_bytes += std::uint64_t(got);
+      }
       if (sinks[i]->size() < kOutputCap) sinks[i]->append(buf, std::size_t(got));
     } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(fds_[i]);
@@ -161,9 +196,22 @@ void RunningProgram::pump(int wait_ms) {
   }
 }
 
+const std::string& RunningProgram::output_so_far() {
+  if (fds_[0] >= 0 || fds_[1] >= 0) pump(0);
+  return outcome_.out;
+}
+
+const std::string& RunningProgram::errors_so_far() {
+  if (fds_[0] >= 0 || fds_[1] >= 0) pump(0);
+  return outcome_.err;
+}
+
+void RunningProgram::send_signal(int signal) {
+  if (pid_ > 0) ::kill(pid_, signal);
+}
+
 bool RunningProgram::still_running() {
   if (pid_ <= 0) return false;
-  observe();
   if (fds_[0] >= 0 || fds_[1] >= 0) pump(0);
   siginfo_t info{};
   if (waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return false;
@@ -173,10 +221,10 @@ bool RunningProgram::still_running() {
 ProgramOutcome RunningProgram::finish(double timeout_s) {
   if (pid_ <= 0) return outcome_;
   bool timed_out = false;
-  // Output first (until both pipes close), the preload read as soon as it can be: 1 ms slices
-  // until it was, then 50 ms.
+  // Output first, until both pipes close (a descendant that keeps them open is waited for too:
+  // the output is the whole tree's), then the exit.  The slices are short so that the deadline
+  // and the end are seen within a millisecond.
   for (;;) {
-    observe();
     if (timeout_s > 0 && now_s() - started_ > timeout_s) {
       timed_out = true;
       break;
@@ -184,12 +232,12 @@ ProgramOutcome RunningProgram::finish(double timeout_s) {
     if (fds_[0] < 0 && fds_[1] < 0) {
       siginfo_t info{};
       if (waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(outcome_.preload.observed ? 5 : 1));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
       continue;
     }
-    pump(outcome_.preload.observed ? 50 : 1);
+    pump(timeout_s > 0 ? 10 : 50);
   }
-  if (timed_out) kill(pid_, SIGKILL);
+  if (timed_out) kill_process_tree(pid_);
   int status = 0;
   rusage usage{};
   while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -201,6 +249,8 @@ ProgramOutcome RunningProgram::finish(double timeout_s) {
   outcome_.max_rss_kib = std::uint64_t(usage.ru_maxrss);
   outcome_.minor_faults = std::uint64_t(usage.ru_minflt);
   outcome_.major_faults = std::uint64_t(usage.ru_majflt);
+  outcome_.voluntary_switches = std::uint64_t(usage.ru_nvcsw);
+  outcome_.involuntary_switches = std::uint64_t(usage.ru_nivcsw);
   if (timed_out) {
     outcome_.end = ChildOutcome::End::timed_out;
   } else if (WIFSIGNALED(status)) {
@@ -214,9 +264,15 @@ ProgramOutcome RunningProgram::finish(double timeout_s) {
     if (fd < 0) continue;
     fcntl(fd, F_SETFL, O_NONBLOCK);
     char buf[8192];
-    std::string& sink = &fd == &fds_[0] ? outcome_.out : outcome_.err;
-    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;)
+    const bool is_out = &fd == &fds_[0];
+    std::string& sink = is_out ? outcome_.out : outcome_.err;
+    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) {
+      if (is_out) {
+        outcome_.out_hash = fnv1a(outcome_.out_hash, buf, std::size_t(got));
+        outcome_.out_bytes += std::uint64_t(got);
+      }
       if (sink.size() < kOutputCap) sink.append(buf, std::size_t(got));
+    }
     close(fd);
     fd = -1;
   }

@@ -1,8 +1,9 @@
 // Runs a real program as a child of this process and measures it the way `time -v` does: wall
 // time, and the kernel's wait4() rusage of the program and every descendant it waited for (the gcc
-// driver's cc1 and as), so user/system time, peak RSS and minor faults are the whole tree's.
-// While it runs, /proc/PID/maps and /proc/PID/environ are read once the program has exec'd and its
-// libc is mapped: whether a preloaded library really reached the program (LD_PRELOAD inherited).
+// driver's cc1 and as), so user/system time, faults and context switches are the whole tree's and
+// peak RSS its largest process's.  Its standard output is hashed whole as it arrives (FNV-1a, 64
+// bits: the output check compares runs) and kept up to 1 MiB.  Which processes of the tree ran,
+// and under which malloc, is the probe's to say (program_probe.hpp), not this file's.
 // The one place a cell starts a process (cells/README.md: the program cells' exception).
 #pragma once
 
@@ -21,15 +22,6 @@ struct ProgramSpec {
   std::vector<std::string> argv;  // argv[0] an absolute path
   std::string working_directory;  // "" = this process's
   EnvironmentChanges environment; // applied to this process's environment (LD_PRELOAD is inherited)
-  std::string watch_library;      // a canonical library path to look for in the program's maps ("" = none)
-};
-
-// What the program's own process said about the preload once it had exec'd (its libc mapped).
-struct PreloadObservation {
-  bool observed = false;            // false: the program ended before it could be read
-  bool library_mapped = false;      // watch_library is in /proc/PID/maps
-  std::string ld_preload;           // LD_PRELOAD in /proc/PID/environ ("" = unset)
-  std::string executable;           // /proc/PID/exe when it was read
 };
 
 struct ProgramOutcome {
@@ -38,16 +30,25 @@ struct ProgramOutcome {
   int signal = 0;
   std::string spawn_error;
   std::string out, err;            // the first 1 MiB of each
+  std::uint64_t out_hash = 0;      // FNV-1a (64 bits) of the whole standard output
+  std::uint64_t out_bytes = 0;     // its length
   double wall_s = 0;               // fork to reaped
   double user_s = 0, sys_s = 0;    // wait4 rusage: the program and its reaped descendants
   std::uint64_t max_rss_kib = 0;   // ru_maxrss: the largest resident set of any process of the tree
   std::uint64_t minor_faults = 0, major_faults = 0;
-  PreloadObservation preload;
+  std::uint64_t voluntary_switches = 0, involuntary_switches = 0;  // ru_nvcsw, ru_nivcsw
 
   bool succeeded() const { return end == ChildOutcome::End::exited && exit_code == 0; }
   // One line: how a program that did not succeed ended (exit code and last stderr line, or signal).
   std::string failure() const;
+  // The last `lines` lines of its standard error, at most `bytes` of them ("" when it wrote none).
+  std::string stderr_tail(std::size_t lines = 8, std::size_t bytes = 1000) const;
 };
+
+// The FNV-1a hash of `bytes` continued from `hash` (start: kFnvOffset), and as text ("fnv1a64:...").
+inline constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+std::uint64_t fnv1a(std::uint64_t hash, const char* bytes, std::size_t n);
+std::string hash_text(std::uint64_t hash);
 
 // A started program; finish() reaps it.  The program stays in this process's process group (a
 // cell's timeout kills it with the cell) and dies with this process (PR_SET_PDEATHSIG).
@@ -59,22 +60,29 @@ class RunningProgram {
   RunningProgram& operator=(const RunningProgram&) = delete;
 
   pid_t pid() const { return pid_; }
-  // Reads its output and watches its preload until it ends (or, with a deadline, kills it with
-  // SIGKILL after `timeout_s`); reaps it with wait4.  Call once.
+  // Reads its output until it ends (or, with a deadline `timeout_s` after it started, kills it
+  // and every descendant with SIGKILL); reaps it with wait4.  Call once.
   ProgramOutcome finish(double timeout_s = 0);
   // Whether it has ended (not yet reaped by finish()): polls its output meanwhile.
   bool still_running();
+  // What it wrote so far (the first 1 MiB of each stream), read without waiting.
+  const std::string& output_so_far();
+  const std::string& errors_so_far();
+  // Sends `signal` to it (not to its descendants).
+  void send_signal(int signal);
 
  private:
   void pump(int wait_ms);
-  void observe();
   ProgramSpec spec_;
   ProgramOutcome outcome_;
   pid_t pid_ = -1;
   int fds_[2] = {-1, -1};
-  std::string own_exe_;
   double started_ = 0;
 };
+
+// Every descendant of `pid` (children, their children, ...) from /proc, then `pid` itself, killed
+// with SIGKILL: a timed-out program leaves no process behind.
+void kill_process_tree(pid_t pid);
 
 // Starts the program and finishes it: RunningProgram(spec).finish(timeout_s).
 ProgramOutcome run_program(const ProgramSpec& spec, double timeout_s = 0);

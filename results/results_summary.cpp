@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/statistics.hpp"
 #include "results/variance_components.hpp"
@@ -220,7 +221,20 @@ void attach_net_costs(std::vector<Json>& records) {
   }
 }
 
+// The metrics a program's definition reads from its output (cells/program_cell.cpp): the names
+// of params.program.metrics of the record, none for other workloads.
+std::vector<std::string> program_metric_names(const Json& record) {
+  std::vector<std::string> out;
+  const Json& metrics = record.value("params", Json::object()).value("program", Json::object()).value("metrics", Json::array());
+  for (const Json& m : metrics)
+    if (m.is_object() && m.contains("name") && m.at("name").is_string()) out.push_back(m.at("name").get<std::string>());
+  return out;
+}
+
 std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
+  for (const Json& r : records)
+    if (r.is_object() && r.contains("workload") && r.at("workload").is_string())
+      declare_programs_of({{"workload_params", {{r.at("workload").get<std::string>(), r.value("params", Json())}}}});
   using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
   std::vector<CellKey> order;
   std::map<CellKey, std::vector<const Json*>> groups;
@@ -278,6 +292,8 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
           if (!m.empty()) intervals[m] = median_interval_entry(group, metric_pointer(workload, m));
         // memory: where every process has a valid overhead ratio (never for the void baseline), or
         // the workload's own memory headline (a program's peak RSS)
+        for (const std::string& m : program_metric_names(first))  // a program's own figures, ranked by the verdict too
+          intervals[m] = median_interval_entry(group, Json::json_pointer("/workload_metrics/" + m));
         if (memory != "overhead_ratio") {
           if (allocator != kBaselineAllocator) intervals[memory] = median_interval_entry(group, metric_pointer(workload, memory));
         } else if (allocator != kBaselineAllocator && !e.contains("overhead_ratio_invalid") && e["overhead_ratio"].is_number()) {

@@ -77,6 +77,9 @@ bool is_disturbed_record(const nlohmann::json& record);
 // Aggregate entries for every (workload, allocator, threads) that has at least one ok record, in the order
 // the pairs first appear in `records`.
 std::vector<nlohmann::json> aggregate_entries(const std::vector<nlohmann::json>& records);
+// The metrics a program's definition reads from its output (params.program.metrics of `record`,
+// each a field of workload_metrics with an interval in the median entry); none for other workloads.
+std::vector<std::string> program_metric_names(const nlohmann::json& record);
 
 // One warning per (workload, threads, repetition) whose ok timing records disagree on op_stream_hash: the
 // operation stream must not depend on the allocator.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
 #include "results/table_parts.hpp"
@@ -95,6 +96,7 @@ std::string params_line(const std::string& workload, const Json& plan) {
 }  // namespace
 
 std::string verdict_markdown(const Json& results) {
+  declare_programs_of(results);
   // Files of schema version 1 have no plan.workloads: their entries name the workload (alloc-test).
   std::vector<std::string> workloads;
   const Json& plan = results.at("context").value("plan", Json::object());
@@ -110,6 +112,7 @@ std::string verdict_markdown(const Json& results) {
 }
 
 std::string markdown_table(const Json& results) {
+  declare_programs_of(results);
   const Json& ctx = results.at("context");
   const Json& plan = ctx.at("plan");
   const std::vector<std::string> workloads = plan.at("workloads").get<std::vector<std::string>>();

@@ -160,20 +160,67 @@ void memory_lines(std::ostringstream& md, const std::string& workload, unsigned 
   if (!invalid.empty()) md << "- not ranked: " << joined(invalid) << " (overhead ratio invalid: below 1)\n";
 }
 
+// A program's own figure (its definition's metric, read from its output): ranked best first --
+// highest first where higher is better -- in groups of overlapping intervals, like the cost.
+void program_metric_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& metric, const Aggregates& agg) {
+  const std::string name = metric.value("name", "");
+  const bool higher = metric.value("better", "higher") == "higher";
+  const std::string unit = metric.value("unit", "");
+  std::vector<Ranked> rows;
+  double lowest_level = 1;
+  for (const CellKey& key : agg.order) {
+    if (std::get<0>(key) != workload || std::get<2>(key) != threads) continue;
+    const Json& med = *agg.get(key, "median");
+    const Json& iv = med.value("intervals", Json::object()).value(name, Json());
+    const Json& value = med.value("workload_metrics", Json::object()).value(name, Json());
+    if (!iv.is_object() || !value.is_number()) continue;
+    const double v = value.get<double>(), low = iv.at("low").get<double>(), high = iv.at("high").get<double>();
+    // Higher is better: grouped on the negated figures, so that the best comes first.
+    rows.push_back({std::get<1>(key), higher ? -v : v, higher ? -high : low, higher ? -low : high, is_unstable(iv), "",
+                    std::get<1>(key) == kReferenceAllocator});
+    lowest_level = std::min(lowest_level, iv.at("level").get<double>());
+  }
+  if (rows.empty()) return;
+  std::vector<std::vector<Ranked>> groups = tied_groups(rows);
+  if (higher)
+    for (auto& g : groups)
+      for (Ranked& r : g) r = {r.allocator, -r.median, -r.high, -r.low, r.unstable, r.versus, r.reference};
+  md << "\n**" << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s") << "**: " << name << (unit.empty() ? "" : " (" + unit + ")")
+     << ", read from the program's output, " << (higher ? "highest" : "lowest") << " first (median [interval of the median, order statistics, level "
+     << fixed(Json(100 * lowest_level), 1) << "% or more])\n";
+  group_lines(md, groups, 2);
+}
+
+// The metrics of `workload`'s program definition, from any of its records; none for other workloads.
+Json program_metrics_of(const std::string& workload, const Json& benchmarks) {
+  for (const auto& e : benchmarks)
+    if (e.value("run_type", "") == "iteration" && e.value("workload", "") == workload)
+      if (const Json& m = e.value("params", Json::object()).value("program", Json::object()).value("metrics", Json()); m.is_array()) return m;
+  return Json::array();
+}
+
+// The counts tier's ranking: net estimated cycles per pair; a real program (no void baseline): the
+// estimated cycles of its whole run, with the instructions spent in allocator calls beside each.
 void counts_line(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
+  const bool program = is_program_workload(workload);
   std::vector<Ranked> rows;
   for (const auto& e : benchmarks)
     if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.value("threads", 0u) == threads &&
         e.at("allocator") != kBaselineAllocator) {
-      const Json& v = e.at("counts").value("net_estimated_cycles_per_unit", Json());
-      if (v.is_number()) rows.push_back({e.at("allocator").get<std::string>(), v.get<double>(), v.get<double>(), v.get<double>(), false, ""});
+      const Json& v = e.at("counts").value(program ? "estimated_cycles" : "net_estimated_cycles_per_unit", Json());
+      const Json& own = e.at("counts").value("allocator_calls", Json::object()).value("instructions", Json());
+      if (v.is_number())
+        rows.push_back({e.at("allocator").get<std::string>(), v.get<double>(), v.get<double>(), v.get<double>(), false,
+                        program && own.is_number() ? " (" + fixed(own, 0) + " instructions in allocator calls)" : ""});
     }
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(), [](const Ranked& a, const Ranked& b) { return a.median < b.median; });
-  md << "\n**" << workload << ", counts tier** (net estimated cycles/pair, " << threads
+  md << "\n**" << workload << ", counts tier** (" << (program ? "estimated cycles of one run, every process" : "net estimated cycles/pair") << ", "
+     << threads
      << (threads == 1 ? " thread; exact, the same on every run): " : " threads; near-exact, valgrind's interleaving of the workers can move a figure by a few percent): ");
   for (std::size_t i = 0; i < rows.size(); ++i)
-    md << (i == 0 ? "" : rows[i - 1].median < rows[i].median ? " < " : " = ") << "**" << rows[i].allocator << "** " << fixed(Json(rows[i].median), 1);
+    md << (i == 0 ? "" : rows[i - 1].median < rows[i].median ? " < " : " = ") << "**" << rows[i].allocator << "** "
+       << fixed(Json(rows[i].median), program ? 0 : 1) << rows[i].versus;
   md << "\n";
 }
 
@@ -198,9 +245,11 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
       std::vector<unsigned> threads;
       for (const CellKey& key : agg.order)
         if (std::get<0>(key) == w && std::find(threads.begin(), threads.end(), std::get<2>(key)) == threads.end()) threads.push_back(std::get<2>(key));
+      const Json own = program_metrics_of(w, benchmarks);
       for (unsigned t : threads) {
         cost_lines(lines, w, t, *m, agg, entry->void_baseline);
         memory_lines(lines, w, t, agg);
+        for (const Json& metric : own) program_metric_lines(lines, w, t, metric, agg);
       }
     }
     for (unsigned t : counts_threads(w, benchmarks)) counts_line(lines, w, t, benchmarks);

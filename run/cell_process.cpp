@@ -222,7 +222,8 @@ struct ScratchFolder {
 
 int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
   if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_under_callgrind(cell, spec, add_simulated_cache);
-  if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind())
+  const WorkloadEntry& entry = workload_entry(cell.workload);
+  if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind() && !entry.counts_in_cell)
     return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) { add_counts(record, profile, spec, cell.threads); });
   if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);
   ensure_cell_environment(cell, spec, verify_only);
@@ -235,7 +236,6 @@ int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
               << "\n";
     return 0;
   }
-  const WorkloadEntry& entry = workload_entry(cell.workload);
   ScratchFolder scratch;
   if (entry.prepare != nullptr && cell.inputs.empty()) {
     scratch.dir = make_temporary_folder("allocstress-inputs-");

@@ -2,6 +2,8 @@
 #include "run/local_backend.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -9,6 +11,7 @@
 
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"
 #include "results/results_file.hpp"
 #include "results/results_output.hpp"
@@ -57,20 +60,52 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   const std::vector<std::string> argv = {executable, "run", "--cell", cell_file.string()};
   EnvironmentChanges env = preload_environment(a);
   env["TMPDIR"] = temp_folder.string();  // a killed cell's leftovers stay there, removed with the folder
-  outcome = run_child(argv, env, plan.cell_timeout_s);
+  const char* outer_tmpdir = std::getenv("TMPDIR");  // ... and a real program gets the user's back (cells/program_drive.cpp)
+  env["ALLOCSTRESS_OUTER_TMPDIR"] = outer_tmpdir != nullptr ? outer_tmpdir : "";
+  // A real program's counts run under callgrind, some 50 times slower than its timing runs.
+  const bool program_counts = cell.cell.mode == CellMode::counts && is_program_workload(cell.cell.workload);
+  const double timeout_s = program_counts ? plan.cell_timeout_s * kProgramCountsTimeoutFactor : plan.cell_timeout_s;
+  outcome = run_child(argv, env, timeout_s);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) {
     record = last_json_line(outcome.out);
   }
-  if (!record.is_object()) record = unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, plan.cell_timeout_s));
+  if (!record.is_object()) record = unmeasured_cell(cell, a, plan.repetitions, "failed", describe_failure(outcome, timeout_s));
   record.update(cell_identity(cell, a, plan.repetitions));
   record["command"] = shell_command_line(cell_command(executable, cell.cell));  // reproduces the cell by hand
   if (!outcome.succeeded() && record.value("status", "") == "ok") {
     record["status"] = "failed";
-    record["reason"] = describe_failure(outcome, plan.cell_timeout_s);
+    record["reason"] = describe_failure(outcome, timeout_s);
   }
   return record;
 }
+
+namespace {
+
+// The warm-up runs of the program workloads (MatrixPlan::warmup_runs), before any measured cell:
+// the first round verifies each (workload, allocator) -- the allocator reached the program, which
+// called it, and ran to its end -- and system's run of a workload whose output is checked writes
+// the reference.  What they found goes into the measured cells (see ProgramRuns::prepare).
+struct ProgramRuns {
+  std::map<std::pair<std::string, std::string>, std::string> failed;  // (workload, allocator) -> why its verification failed
+  std::map<std::string, nlohmann::json> reference;                   // workload -> expected_stdout
+  std::set<std::string> reference_missing;                           // workloads whose system run failed
+
+  // The cell as it must run: a failed pair's reason ("" = run it), the reference output to check.
+  std::string prepare(MatrixCell& cell) const {
+    if (!is_program_workload(cell.cell.workload)) return "";
+    if (const auto it = failed.find({cell.cell.workload, cell.cell.allocator}); it != failed.end()) return it->second;
+    if (const auto it = reference.find(cell.cell.workload); it != reference.end() && cell.cell.allocator != "system")
+      cell.cell.inputs["expected_stdout"] = it->second;
+    return "";
+  }
+};
+
+bool checks_output(const MatrixPlan& plan, const std::string& workload) {
+  return is_program_workload(workload) && plan.params.at(workload).at("program").value("check_output", false);
+}
+
+}  // namespace
 
 int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutputs& outputs, const std::string& executable,
                const nlohmann::json& context_additions) {
@@ -132,11 +167,58 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     print_cell_notes(record);
     return outcome.elapsed_s;
   };
+  ProgramRuns programs;
+  const std::vector<MatrixCell> warmups = done == 0 ? plan.warmup_cells() : std::vector<MatrixCell>{};
+  for (std::size_t i = 0; i < warmups.size(); ++i) {
+    MatrixCell cell = warmups[i];
+    const bool verification = cell.key.ends_with("/warmup:0");
+    const std::pair<std::string, std::string> pair = {cell.cell.workload, cell.cell.allocator};
+    if (programs.failed.count(pair)) continue;
+    cell.cell.inputs["verification"] = verification;
+    const fs::path reference = temp_folder / ("reference-" + std::to_string(i) + ".out");
+    if (verification && cell.cell.allocator == "system" && checks_output(plan, cell.cell.workload))
+      cell.cell.inputs["write_stdout_to"] = reference.string();
+    ChildOutcome outcome;
+    const nlohmann::json record = run_one_cell(plan, cell, executable, temp_folder, outcome);
+    if (outcome.end == ChildOutcome::End::interrupted) return 130;
+    const bool ok = record.value("status", "") == "ok";
+    const nlohmann::json& program = record.value("program", nlohmann::json::object());
+    std::string note;
+    if (verification && ok) {
+      const nlohmann::json& preload = program.value("preload", nlohmann::json::object());
+      note = "verified: " + std::to_string(preload.value("processes_reached", 0)) + " of " + std::to_string(preload.value("processes", 0)) +
+             " process(es) under the allocator" +
+             (preload.value("allocation_calls", nlohmann::json()).is_number() ? ", " + preload.at("allocation_calls").dump() + " allocation calls" : "");
+      if (cell.cell.inputs.contains("write_stdout_to"))
+        programs.reference[cell.cell.workload] = {{"hash", program.value("stdout_hash", "")}, {"bytes", program.value("stdout_bytes", 0)},
+                                                  {"file", reference.string()}};
+    } else if (!ok) {
+      const std::string why = record.value("reason", std::string("?"));
+      programs.failed[pair] = std::string(verification ? "its verification run failed: " : "a warm-up run failed: ") + why;
+      if (cell.cell.allocator == "system" && checks_output(plan, cell.cell.workload)) programs.reference_missing.insert(cell.cell.workload);
+    }
+    char line[240];
+    std::snprintf(line, sizeof line, "[warm-up %zu/%zu] threads %-3u %-10s %-17s %-6s %6.2f s", i + 1, warmups.size(), cell.cell.threads,
+                  cell.cell.workload.c_str(), cell.cell.allocator.c_str(), ok ? "ok" : "FAILED", outcome.elapsed_s);
+    std::cerr << line << (ok ? (note.empty() ? "" : "  (" + note + ")") : "  (" + record.value("reason", std::string("?")) + ")") << "\n";
+    print_cell_notes(record);
+  }
+  for (const std::string& w : programs.reference_missing)
+    std::cerr << "note: " << w << "'s output is not checked: system's verification run failed, so there is no reference\n";
+  auto run_planned = [&](MatrixCell cell, bool planned) -> std::optional<double> {
+    if (const std::string why = programs.prepare(cell); !why.empty()) {
+      journal.append(cell.key, unmeasured_cell(cell, spec_of(plan, cell.cell.allocator), plan.repetitions, "failed", why));
+      if (planned) ++done;
+      ++failed;
+      return 0.0;
+    }
+    return run_and_record(cell, planned);
+  };
   for (const auto& cell : cells)
-    if (!journal.records().count(cell.key) && !run_and_record(cell, true)) return 130;
+    if (!journal.records().count(cell.key) && !run_planned(cell, true)) return 130;
   const double mean_timing_s = kind_ran[0] > 0 ? kind_spent_s[0] / double(kind_ran[0]) : 1.0;
   const std::optional<nlohmann::json> adaptive =
-      run_adaptive_repetitions(plan, journal, started_s, mean_timing_s, [&](const MatrixCell& cell) { return run_and_record(cell, false); });
+      run_adaptive_repetitions(plan, journal, started_s, mean_timing_s, [&](const MatrixCell& cell) { return run_planned(cell, false); });
   if (!adaptive) return 130;
 
   // The planned cells in plan order, then the adaptive repetitions.

@@ -14,6 +14,9 @@
 
 namespace allocstress {
 
+// A real program's counts cell (callgrind around the program) gets this many times the cell timeout.
+inline constexpr double kProgramCountsTimeoutFactor = 100;
+
 // Runs one cell of the plan in a fresh process (its allocator's preload, the plan's timeout,
 // TMPDIR = temp_folder) and returns its record: the cell's own, or `failed` with how the process
 // ended; identity fields and the command that reproduces it are always set.

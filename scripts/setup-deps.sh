@@ -8,6 +8,8 @@ packages=(
   g++ cmake make pkg-config git
   # libraries the build finds with find_package / pkg-config
   libbenchmark-dev libhwloc-dev libboost-dev libgtest-dev nlohmann-json3-dev libcli11-dev
+  # programs files (TOML) are read with toml++
+  libtomlplusplus-dev
   # callgrind's cache simulator (`--cache-sim`, build-time header valgrind/callgrind.h) and setarch
   valgrind util-linux
   # trace capture and replay: zstd-compressed trace blocks, heaptrack (tracer overhead comparison
@@ -16,7 +18,7 @@ packages=(
   libzstd-dev zstd heaptrack strace clang libclang-rt-14-dev
   # drop-in allocators listed in allocators/manifest.tsv
   libjemalloc2 libgoogle-perftools4 libtcmalloc-minimal4 libmimalloc2.0 libtbbmalloc2
-  # real-program workloads (prog-*, workloads/programs/program_table.cpp); python3 and gcc come above
+  # real-program workloads (prog-*, workloads/programs/programs.toml); python3 and gcc come above
   sqlite3 lua5.4 ghostscript redis-server redis-tools xz-utils rocksdb-tools
   # analysis package (Python under /usr/bin/python3) and its pybind11 extension
   python3 python3-dev pybind11-dev python3-numpy python3-pandas python3-scipy python3-matplotlib

@@ -1,16 +1,20 @@
-// platform/program_run.hpp: a program's exit, output and wait4 rusage (children included), and
-// the preload read from its own /proc/PID/maps and environ.  Counts and facts, never timing.
+// platform/program_run.hpp: a program's exit, output (hashed whole) and wait4 rusage (children
+// included); a deadline kills its whole tree.  Counts and facts, never timing.
 #include "platform/program_run.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 namespace allocstress {
 namespace {
 
 TEST(ProgramRun, ExitCodeAndOutput) {
-  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, "", {}, ""});
+  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, "", {}});
   EXPECT_EQ(o.end, ChildOutcome::End::exited);
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_EQ(o.out, "out\n");
@@ -21,7 +25,7 @@ TEST(ProgramRun, ExitCodeAndOutput) {
 
 TEST(ProgramRun, RusageIncludesWaitedForChildren) {
   // The child touches 64 MiB: the tree's peak RSS (ru_maxrss) is at least that, though sh itself is small.
-  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "head -c 67108864 /dev/zero | (/usr/bin/python3 -c 'import sys; b = sys.stdin.buffer.read(); print(len(b))')"}, "", {}, ""});
+  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "head -c 67108864 /dev/zero | (/usr/bin/python3 -c 'import sys; b = sys.stdin.buffer.read(); print(len(b))')"}, "", {}});
   ASSERT_TRUE(o.succeeded()) << o.failure();
   EXPECT_EQ(o.out, "67108864\n");
   EXPECT_GE(o.max_rss_kib, 64u * 1024);
@@ -29,29 +33,42 @@ TEST(ProgramRun, RusageIncludesWaitedForChildren) {
 }
 
 TEST(ProgramRun, WorkingDirectoryAndEnvironment) {
-  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "pwd; echo $ALLOCSTRESS_TEST_VALUE"}, "/tmp", {{"ALLOCSTRESS_TEST_VALUE", "seven"}}, ""});
+  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "pwd; echo $ALLOCSTRESS_TEST_VALUE"}, "/tmp", {{"ALLOCSTRESS_TEST_VALUE", "seven"}}});
   EXPECT_EQ(o.out, "/tmp\nseven\n");
 }
 
-TEST(ProgramRun, PreloadIsReadFromTheProgramsOwnProc) {
-  std::string lib;
-  for (const char* candidate : {"/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6"})
-    if (std::filesystem::exists(candidate)) lib = std::filesystem::canonical(candidate).string();
-  if (lib.empty()) GTEST_SKIP() << "no libm.so.6 to preload";
-  const ProgramOutcome o = run_program({{"/bin/sleep", "0.3"}, "", {{"LD_PRELOAD", lib}}, lib});
-  ASSERT_TRUE(o.succeeded()) << o.failure();
-  ASSERT_TRUE(o.preload.observed);
-  EXPECT_TRUE(o.preload.library_mapped);
-  EXPECT_EQ(o.preload.ld_preload, lib);
-  EXPECT_EQ(o.preload.executable, std::filesystem::canonical("/bin/sleep").string());
-  const ProgramOutcome without = run_program({{"/bin/sleep", "0.3"}, "", {{"LD_PRELOAD", std::nullopt}}, lib});
-  ASSERT_TRUE(without.preload.observed);
-  EXPECT_FALSE(without.preload.library_mapped);
-  EXPECT_EQ(without.preload.ld_preload, "");
+TEST(ProgramRun, OutputIsHashedWholeAndStderrTailKept) {
+  // 3 MiB of output: more than the 1 MiB kept, all of it hashed.
+  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "head -c 3145728 /dev/zero; printf 'a\\nb\\nc\\n' >&2; exit 1"}, "", {}});
+  EXPECT_EQ(o.out_bytes, 3145728u);
+  EXPECT_EQ(o.out.size(), 1u << 20);
+  std::string zeros(3145728, '\0');
+  EXPECT_EQ(o.out_hash, fnv1a(kFnvOffset, zeros.data(), zeros.size()));
+  EXPECT_EQ(hash_text(o.out_hash).rfind("fnv1a64:", 0), 0u);
+  EXPECT_EQ(o.stderr_tail(2), "b\nc");
+  EXPECT_EQ(o.stderr_tail(8), "a\nb\nc");
+  EXPECT_EQ(o.stderr_tail(8, 3), "b\nc");
+}
+
+TEST(ProgramRun, ADeadlineKillsTheWholeTree) {
+  // The child sleeps far longer than the deadline: it must not outlive it.
+  const ProgramOutcome o = run_program({{"/bin/sh", "-c", "sleep 60 & echo $!; wait"}, "", {}}, 0.5);
+  EXPECT_EQ(o.end, ChildOutcome::End::timed_out);
+  const long child = std::atol(o.out.c_str());
+  ASSERT_GT(child, 0) << o.out;
+  std::string state;
+  for (int i = 0; i < 200 && std::filesystem::exists("/proc/" + std::to_string(child)); ++i) {  // until the kernel reaps the orphan
+    std::ifstream in("/proc/" + std::to_string(child) + "/stat");
+    std::getline(in, state);
+    if (state.find(") Z ") != std::string::npos) break;
+    usleep(10000);
+  }
+  EXPECT_TRUE(!std::filesystem::exists("/proc/" + std::to_string(child)) || state.find(") Z ") != std::string::npos)
+      << "the sleeping child survived its deadline: " << state;
 }
 
 TEST(ProgramRun, MissingExecutableExits127) {
-  const ProgramOutcome o = run_program({{"/nonexistent/program"}, "", {}, ""});
+  const ProgramOutcome o = run_program({{"/nonexistent/program"}, "", {}});
   EXPECT_EQ(o.exit_code, 127);
 }
 

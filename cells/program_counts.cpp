@@ -1,0 +1,108 @@
+// The counts tier of a real program (see program_runs.hpp): the program once under callgrind with
+// its whole tree followed, address randomisation off; the instructions, simulated misses and
+// estimated cycles of every process, summed, and the allocator's share: the inclusive cost of the
+// calls into it (platform/instruction_counts.hpp, the program rule).  The environment the program
+// gets is the user's (no per-run paths), so a single-threaded program counts the same on every run.
+#include <fstream>
+
+#include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/program_runs.hpp"
+#include "platform/cache_simulation.hpp"
+#include "platform/callgrind_profile.hpp"
+#include "platform/child_process.hpp"
+#include "platform/instruction_counts.hpp"
+
+namespace allocstress {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The profiled command of one process (callgrind's `cmd:` line), or "".
+std::string profiled_command(const fs::path& profile) {
+  std::ifstream in(profile);
+  std::string line;
+  for (int n = 0; n < 40 && std::getline(in, line); ++n)
+    if (line.rfind("cmd:", 0) == 0) return line.substr(line.find_first_not_of(' ', 4));
+  return "";
+}
+
+// The object name the profile gives the allocator's library (its canonical path may differ from
+// the path the loader mapped), or `library` itself when no object of the profile is it.
+std::string object_name_of(const CallgrindProfile& p, const std::string& library) {
+  std::error_code ec;
+  const fs::path want = fs::canonical(library, ec);
+  for (const auto& [where, cost] : p.self) {
+    if (where.first == library) return library;
+    if (!ec && fs::canonical(where.first, ec) == want && !ec) return where.first;
+  }
+  return library;
+}
+
+struct ScratchFolder {
+  fs::path dir;
+  ~ScratchFolder() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& params, const nlohmann::json& inputs,
+                             const AllocatorSpec& allocator, double timeout_s, std::string& failure) {
+  if (p.drive == ProgramDrive::server)
+    throw std::runtime_error("a server is not counted: under callgrind it answers its client some 50 times slower, so the client's "
+                             "load (its timeouts, its pacing) would not be the one the timing runs measured");
+  ScratchFolder scratch{make_temporary_folder("allocstress-program-counts-")};
+  const ProgramInvocation how = program_invocation(p, params, inputs);
+  if (const std::vector<std::string> prepare = prepare_invocation(p, params, inputs); !prepare.empty()) {
+    const ProgramOutcome done = run_program({prepare, how.working_directory, unpreloaded_environment()}, timeout_s);
+    if (!done.succeeded()) {
+      failure = "the prepare command failed: " + done.failure();
+      return nullptr;
+    }
+  }
+  const std::vector<std::string> argv = program_counts_command(how.argv, scratch.dir);
+  const ProgramOutcome o = run_program({argv, how.working_directory, program_environment(how, "")}, timeout_s);
+  if (!o.succeeded()) {
+    failure = "the program under callgrind " + o.failure().substr(std::string("the program ").size());
+    return nullptr;
+  }
+  OutsideCalls rule;
+  const std::string library = allocator.kind == AllocatorKind::drop_in && !required_preload(allocator).empty() ? required_preload(allocator)
+                                                                                                               : malloc_provider_path();
+  if (required_preload(allocator).empty()) rule.allocator_functions = glibc_malloc_functions();
+  std::vector<CallgrindProfile> profiles;
+  nlohmann::json processes = nlohmann::json::array();
+  std::vector<fs::path> files;
+  for (const auto& f : fs::directory_iterator(scratch.dir))
+    if (f.path().filename().string().rfind("callgrind.", 0) == 0) files.push_back(f.path());
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+    return std::stol(a.extension().string().substr(1)) < std::stol(b.extension().string().substr(1));
+  });
+  if (files.empty()) throw std::runtime_error("callgrind wrote no profile in " + scratch.dir.string());
+  for (const fs::path& f : files) {
+    CallgrindProfile prof = read_callgrind_profile(f);
+    rule.allocator_object = object_name_of(prof, library);
+    const nlohmann::json figures = instruction_count_figures(prof, 1, "run", rule, "");
+    processes.push_back({{"command", profiled_command(f)},
+                         {"instructions", figures.at("instructions")},
+                         {"d1_misses", figures.at("d1_misses")},
+                         {"ll_misses", figures.at("ll_misses")},
+                         {"estimated_cycles", figures.at("estimated_cycles")},
+                         {"allocator_instructions", figures.at("allocator_calls").at("instructions")}});
+    profiles.push_back(std::move(prof));
+  }
+  const CallgrindProfile total = summed_profiles(profiles);
+  rule.allocator_object = object_name_of(total, library);
+  nlohmann::json counts = instruction_count_figures(total, 1, "run", rule, "");
+  counts["processes"] = std::move(processes);
+  counts["allocator_library"] = library;
+  counts["command"] = shell_command_line(argv);
+  counts["reproducibility"] = "exact for a single-threaded program: address randomisation off, the user's environment; a program "
+                              "with threads or processes that race can vary a little between runs";
+  return counts;
+}
+
+}  // namespace allocstress

@@ -58,14 +58,6 @@ ProgramDefinition definition_of(const Json& params) {
 
 Json nullable(std::optional<double> v) { return v ? Json(*v) : Json(nullptr); }
 
-struct ScratchFolder {
-  fs::path dir;
-  ~ScratchFolder() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
 // The first line where `a` and `b` differ, as "line N: system's '...', this run's '...'".
 std::string first_difference(const std::string& reference, const std::string& mine) {
   std::istringstream a(reference), b(mine);
@@ -112,7 +104,7 @@ Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const To
     r.command = shell_command_line(program_invocation(p, cell.params, cell.inputs).argv);
     r.measured = "the program once under callgrind (instructions and simulated misses of every process of its tree)";
   } else if (failure.empty()) {
-    ScratchFolder scratch;
+    TemporaryFolder scratch;
     try {
       scratch.dir = make_temporary_folder("allocstress-probe-");
       const fs::path log = scratch.dir / "probe.log";
@@ -172,7 +164,10 @@ Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const To
                                 (p.drive == ProgramDrive::server ? "client's " : "program's ") + metric.stream);
   }
   rec["workload_metrics"] = metrics;
-  if (!counts.is_null()) rec["counts"] = counts;
+  if (!counts.is_null()) {
+    rec["simulation_command"] = counts.at("command");
+    rec["counts"] = counts;
+  }
   const std::string binary = program_binary(p.command.front());
   Json program = {{"name", p.name},
                   {"origin", p.origin},
@@ -285,7 +280,7 @@ constexpr Metric kPeakRssMib{.name = "peak_rss_mib", .place = MetricPlace::workl
 constexpr Metric kTreePeakRssMib{.name = "tree_peak_rss_mib", .place = MetricPlace::workload_metrics, .unit = "MiB",
                                  .label = "tree peak RSS MiB", .decimals = 1,
                                  .definition = "The peak resident sets of every process of the program's tree added up (each process's "
-                                 "VmHWM as the probe read it at its exit): at least the tree's largest resident memory at any one "
+                                 "VmHWM as the probe read it at its exit): an upper bound of what the whole tree held at any one "
                                  "moment; null when no process exited through exit().",
                                  .in_table = true};
 constexpr Metric kMinorFaults{.name = "minor_faults", .place = MetricPlace::workload_metrics, .unit = "count", .label = "minor faults",

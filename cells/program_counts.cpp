@@ -39,13 +39,12 @@ std::string object_name_of(const CallgrindProfile& p, const std::string& library
   return library;
 }
 
-struct ScratchFolder {
-  fs::path dir;
-  ~ScratchFolder() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
+// run/virtual_clock.c, built beside the allocstress executable.
+fs::path virtual_clock_library() {
+  const fs::path p = beside_this_executable("liballocstress_virtual_clock.so");
+  if (!fs::exists(p)) throw std::runtime_error("the counts tier needs " + p.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
+  return p;
+}
 
 }  // namespace
 
@@ -54,7 +53,7 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
   if (p.drive == ProgramDrive::server)
     throw std::runtime_error("a server is not counted: under callgrind it answers its client some 50 times slower, so the client's "
                              "load (its timeouts, its pacing) would not be the one the timing runs measured");
-  ScratchFolder scratch{make_temporary_folder("allocstress-program-counts-")};
+  TemporaryFolder scratch{make_temporary_folder("allocstress-program-counts-")};
   const ProgramInvocation how = program_invocation(p, params, inputs);
   if (const std::vector<std::string> prepare = prepare_invocation(p, params, inputs); !prepare.empty()) {
     const ProgramOutcome done = run_program({prepare, how.working_directory, unpreloaded_environment()}, timeout_s);
@@ -64,7 +63,12 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
     }
   }
   const std::vector<std::string> argv = program_counts_command(how.argv, scratch.dir);
-  const ProgramOutcome o = run_program({argv, how.working_directory, program_environment(how, "")}, timeout_s);
+  // The virtual clock after the allocator (it defines no malloc): allocators that read the clock
+  // (decay, purge delays) decide the same on every run (run/virtual_clock.c).
+  EnvironmentChanges env = program_environment(how, "");
+  const fs::path clock = virtual_clock_library();
+  env["LD_PRELOAD"] = env["LD_PRELOAD"] ? *env["LD_PRELOAD"] + ":" + clock.string() : clock.string();
+  const ProgramOutcome o = run_program({argv, how.working_directory, env}, timeout_s);
   if (!o.succeeded()) {
     failure = "the program under callgrind " + o.failure().substr(std::string("the program ").size());
     return nullptr;
@@ -100,8 +104,12 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
   counts["processes"] = std::move(processes);
   counts["allocator_library"] = library;
   counts["command"] = shell_command_line(argv);
-  counts["reproducibility"] = "exact for a single-threaded program: address randomisation off, the user's environment; a program "
-                              "with threads or processes that race can vary a little between runs";
+  counts["reproducibility"] =
+      files.size() == 1 && params.value("program_threads", 1u) == 1
+          ? std::string("exact: one process, address randomisation off, the user's environment; identical on every run of a "
+                        "single-threaded program")
+          : "near-exact: " + std::to_string(files.size()) + " process(es), " + std::to_string(params.value("program_threads", 1u)) +
+                " thread(s) of its own; processes or threads that race can move the figures a little between runs";
   return counts;
 }
 

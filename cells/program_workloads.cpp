@@ -1,8 +1,8 @@
 // The declared program workload names (see program_workloads.hpp).
 #include "cells/program_workloads.hpp"
 
+#include <algorithm>
 #include <mutex>
-#include <set>
 
 namespace allocstress {
 
@@ -12,8 +12,8 @@ std::mutex& names_mutex() {
   static std::mutex m;
   return m;
 }
-std::set<std::string, std::less<>>& names() {
-  static std::set<std::string, std::less<>> declared;
+std::vector<std::string>& names() {  // in the order they were declared (a programs file's order)
+  static std::vector<std::string> declared;
   return declared;
 }
 
@@ -32,17 +32,17 @@ void declare_workload_params(const Json& block) {
 
 void declare_program_workload(const std::string& name) {
   std::lock_guard<std::mutex> lock(names_mutex());
-  names().insert(name);
+  if (std::find(names().begin(), names().end(), name) == names().end()) names().push_back(name);
 }
 
 bool is_declared_program(std::string_view name) {
   std::lock_guard<std::mutex> lock(names_mutex());
-  return names().find(name) != names().end();
+  return std::find(names().begin(), names().end(), name) != names().end();
 }
 
 std::vector<std::string> declared_program_names() {
   std::lock_guard<std::mutex> lock(names_mutex());
-  return {names().begin(), names().end()};
+  return names();
 }
 
 void declare_programs_of(const Json& document) {

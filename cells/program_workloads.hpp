@@ -17,7 +17,7 @@ namespace allocstress {
 // pre: `name` is not a registry entry's (the definition's checks refuse it first).  Idempotent.
 void declare_program_workload(const std::string& name);
 bool is_declared_program(std::string_view name);
-// Every declared name, sorted.
+// Every declared name, in the order of declaration.
 std::vector<std::string> declared_program_names();
 
 // Declares the program workloads a results document, journal or plan carries: every

@@ -85,11 +85,17 @@ nlohmann::json workload_registry_json() {
   return out;
 }
 
+std::vector<std::string> workload_names() {
+  std::vector<std::string> out;
+  for (const WorkloadEntry* e : workload_registry())
+    if (e != &kProgramEntry) out.emplace_back(e->name);
+  for (const std::string& name : declared_program_names()) out.push_back(name);
+  return out;
+}
+
 std::string workload_names_text() {
   std::string out;
-  for (const WorkloadEntry* e : workload_registry())
-    if (e != &kProgramEntry) out += (out.empty() ? "" : ", ") + std::string(e->name);  // `program` is reached by a program's name
-  for (const std::string& name : declared_program_names()) out += ", " + name;
+  for (const std::string& name : workload_names()) out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 

@@ -118,6 +118,9 @@ const WorkloadEntry& workload_entry(std::string_view name);
 //   "profiles", "counts", "runs_alone", "companions", "companion_reason", "options", "metrics"}] for the
 // Python package and `allocstress workloads --json`.
 nlohmann::json workload_registry_json();
+// The names --workload accepts: the registry's (but `program`, reached by a program's name), then
+// the declared program workloads.
+std::vector<std::string> workload_names();
 // "alloc-test, bintree, ..." for messages and help.
 std::string workload_names_text();
 // The metric `entry`'s allocators are ranked by (the one its metrics mark headline), or nullptr.

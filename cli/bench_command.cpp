@@ -27,14 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TemporaryFolder {
-  fs::path dir;
-  ~TemporaryFolder() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
 // The executable the user means by `word`: a path as given (made absolute), or the first match on
 // PATH, as a shell would run it.  Throws UsageError when there is none.
 std::string resolve_on_path(const std::string& word, const std::string& option) {
@@ -74,13 +66,6 @@ ProgramMetric parse_metric(const std::string& text) {
       break;
     }
   return m;
-}
-
-std::string file_time_stamp() {
-  char stamp[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return stamp;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "cli/common.hpp"
 
 #include <cmath>
+#include <ctime>
 
 #include <unistd.h>
 
@@ -54,6 +55,13 @@ std::string executable_path() {
   const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
   return p.string();
+}
+
+std::string file_time_stamp() {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return stamp;
 }
 
 }  // namespace allocstress

@@ -36,4 +36,7 @@ bool warn_if_deprecated(const CLI::App& cmd, const std::string& old_flag, const 
 // This executable's absolute path (/proc/self/exe).
 std::string executable_path();
 
+// The local time as 20261126-183000: the stamp of default output file names.
+std::string file_time_stamp();
+
 }  // namespace allocstress

@@ -50,15 +50,6 @@ fs::path newest_journal() {
   return s.substr(0, s.size() - std::string(".journal.jsonl").size());
 }
 
-// A temporary folder for the inputs a plan read back must prepare again, removed with this object.
-struct InputsFolder {
-  fs::path dir;
-  ~InputsFolder() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
 bool has_inputs(const MatrixPlan& plan) {
   for (const auto& w : plan.workloads)
     if (workload_entry(w).prepare != nullptr) return true;
@@ -98,7 +89,7 @@ int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, co
 }
 
 int MatrixCommand::run_locally(MatrixPlan plan, const nlohmann::json& context, const std::string& exe) const {
-  InputsFolder inputs;  // a plan from a file: its inputs were prepared elsewhere, or are gone
+  TemporaryFolder inputs;  // a plan from a file: its inputs were prepared elsewhere, or are gone
   if (!plan_file.empty() && has_inputs(plan)) {
     inputs.dir = make_temporary_folder("allocstress-inputs-");
     prepare_plan_inputs(plan, inputs.dir);
@@ -122,7 +113,7 @@ int MatrixCommand::resume_locally(const std::string& exe, const std::string& com
       throw UsageError("journal " + journal_path_for(results).string() + ": " + e.what());
     }
   }();
-  InputsFolder inputs;  // the interrupted run's inputs were temporary: prepare them again
+  TemporaryFolder inputs;  // the interrupted run's inputs were temporary: prepare them again
   if (has_inputs(plan)) {
     inputs.dir = make_temporary_folder("allocstress-inputs-");
     prepare_plan_inputs(plan, inputs.dir);

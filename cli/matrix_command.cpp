@@ -19,19 +19,6 @@ namespace allocstress {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A temporary folder for a plan's prepared inputs, removed with this object.
-struct InputsFolder {
-  fs::path dir;
-  ~InputsFolder() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
-}  // namespace
-
 void MatrixCommand::add_to(CLI::App& app) {
   const bool replay = kind == Kind::replay;
   const bool slurm = kind == Kind::slurm_submit;
@@ -197,7 +184,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (plan_only) check_new_output_file(out, force);
 
   const Topology topology;
-  InputsFolder inputs;  // local runs: removed when this command returns; Slurm: the results directory's
+  TemporaryFolder inputs;  // local runs: removed when this command returns; Slurm: the results directory's
   if (backend == "slurm")
     check_slurm_target();  // before anything is planned into the results directory
   else

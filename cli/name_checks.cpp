@@ -20,7 +20,7 @@ void check_allocator_names(const AllocatorCatalog& catalog, const std::string& n
 
 void check_workload_names(const std::string& names) {
   std::vector<std::string> known;
-  for (const std::string& name : comma_separated(workload_names_text())) known.push_back(name);
+  known = workload_names();
   for (const std::string& name : comma_separated(names))
     if (find_workload(name) == nullptr) {
       if (find_workload(workload_base_name(name)) == nullptr) throw UsageError(unknown_name_message("workload", name, known, "; each optionally as WORKLOAD:LABEL"));

@@ -43,35 +43,18 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string file_time_stamp() {
-  char stamp[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return stamp;
-}
-
-std::vector<std::string> chosen_programs(const ProgramsFile& file, const std::string& asked) {
-  std::vector<std::string> all;
-  for (const ProgramDefinition& p : file.programs) all.push_back(p.name);
-  if (asked.empty() || asked == "all") return all;
-  std::vector<std::string> chosen;
+// The items of the comma list `asked` among `known` ("" or "all": every one), duplicates dropped;
+// UsageError naming the first unknown one as `what`.
+std::vector<std::string> chosen(const std::string& asked, const std::vector<std::string>& known, const std::string& what, bool all_allowed) {
+  if (all_allowed && (asked.empty() || asked == "all")) return known;
+  std::vector<std::string> out;
   for (const std::string& name : comma_separated(asked)) {
-    if (std::find(all.begin(), all.end(), name) == all.end())
-      throw UsageError("unknown program '" + name + "' (accepted: " + joined(all) + ", or all)");
-    if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw UsageError("unknown " + what + " '" + name + "'" + (all_allowed ? "" : " in --models") + " (accepted: " + joined(known) +
+                       (all_allowed ? ", or all)" : ")"));
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
-  return chosen;
-}
-
-std::vector<std::string> chosen_models(const std::string& asked) {
-  std::vector<std::string> chosen;
-  const std::vector<std::string>& known = study_models();
-  for (const std::string& m : comma_separated(asked)) {
-    if (std::find(known.begin(), known.end(), m) == known.end())
-      throw UsageError("unknown model '" + m + "' in --models (accepted: " + joined(known) + ")");
-    if (std::find(chosen.begin(), chosen.end(), m) == chosen.end()) chosen.push_back(m);
-  }
-  return chosen;
+  return out;
 }
 
 }  // namespace
@@ -97,8 +80,10 @@ void ProgramsCommand::add_to(CLI::App& app) {
 int ProgramsCommand::execute(const std::string& command_line) {
   const std::string exe = executable_path();
   const ProgramsFile file = programs_file.empty() ? shipped_programs() : read_programs_file(programs_file);
-  const std::vector<std::string> names = chosen_programs(file, programs);
-  const std::vector<std::string> model_names = chosen_models(models);
+  std::vector<std::string> all;
+  for (const ProgramDefinition& p : file.programs) all.push_back(p.name);
+  const std::vector<std::string> names = chosen(programs, all, "program", true);
+  const std::vector<std::string> model_names = chosen(models, study_models(), "model", false);
   if (names.empty()) throw UsageError("the programs file " + file.path.string() + " has no program");
   if (reps == 0) throw UsageError("--reps must be at least 1, got 0");
   if (!(timeout_s > 0 && timeout_s <= 1e6)) throw UsageError("--timeout must be a number of seconds in (0, 1000000]");

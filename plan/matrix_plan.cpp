@@ -68,6 +68,7 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       const WorkloadEntry& e = workload_entry(w);
       if (skipped_pair(w, a.name) != nullptr) return;
+      if (is_program_workload(w) && (!program_counts || params.at(w).at("program").value("drive", "run") == "server")) return;
       if (e.counts && (t == 1 || e.counts_threads)) out.push_back(make_cell(*this, w, a, t, 0, CellMode::counts));
       else if (t == 1 && !e.counts && e.simulates_caches && !cache_sim) out.push_back(make_cell(*this, w, a, t, 0, CellMode::simulate));
     });
@@ -164,6 +165,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"sample_every", sample_every},
           {"counts", counts},
           {"counts_iterations", counts_iterations},
+          {"program_counts", program_counts},
           {"target_ci", target_ci},
           {"time_budget_s", time_budget_s},
           {"warmup_runs", warmup_runs},
@@ -199,6 +201,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.sample_every = j.at("sample_every").get<std::uint64_t>();
     p.counts = j.value("counts", false);  // plans written before the counts tier have none
     p.counts_iterations = j.value("counts_iterations", kDefaultCountsIterations);
+    p.program_counts = j.value("program_counts", false);
     p.target_ci = j.value("target_ci", 0.0);  // plans written before adaptive repetitions have none
     p.time_budget_s = j.value("time_budget_s", 0.0);
     p.warmup_runs = j.value("warmup_runs", 0u);  // plans written before warm-up runs have none

@@ -63,6 +63,9 @@ struct MatrixPlan {
   // workloads that simulate caches get their 1-thread simulated-cache cell instead.
   bool counts = false;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
+  // ... for real programs (not servers) only when --counts asked for it: the whole program runs
+  // under callgrind, some 50 times its run time.
+  bool program_counts = false;
   // Adaptive repetitions (local backend, run/adaptive_repetitions.hpp): after the planned cells,
   // more interleaved repetitions of the timing cells whose interval's half-width is still above
   // target_ci (a fraction of the median; 0 = off) until time_budget_s of the whole run (0 = no

@@ -162,6 +162,11 @@ void plan_counts(MatrixPlan& plan, const PlanRequest& r, const Preset& preset, c
   plan.counts_iterations = r.counts_iterations.value_or(kDefaultCountsIterations);
   const bool asked = r.counts.value_or(false);
   plan.counts = r.counts.value_or(preset.counts);
+  plan.program_counts = asked;  // a real program under callgrind takes minutes: only when asked
+  for (const auto& w : plan.workloads)
+    if (asked && is_program_workload(w) && plan.params.at(w).at("program").value("drive", "run") == "server")
+      s.note("note: no counts for " + w + ": a server is not counted (under callgrind it answers its client some 50 times slower, so the "
+             "client's load would not be the one its timing runs measured)");
   if (!plan.counts) return;
   const bool any_counts = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) {
     return workload_entry(w).counts || workload_entry(w).simulates_caches;

@@ -223,4 +223,14 @@ std::filesystem::path make_temporary_folder(const std::string& prefix) {
   return path;
 }
 
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+}
+
+std::filesystem::path beside_this_executable(const std::string& file) {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / file;
+}
+
 }  // namespace allocstress

@@ -44,6 +44,20 @@ std::string describe_failure(const ChildOutcome& outcome, double timeout_s);
 // std::runtime_error with errno's text.
 std::filesystem::path make_temporary_folder(const std::string& prefix);
 
+// A folder removed, with everything in it, when this object goes (none while `dir` is empty).
+struct TemporaryFolder {
+  std::filesystem::path dir;
+  TemporaryFolder() = default;
+  explicit TemporaryFolder(std::filesystem::path d) : dir(std::move(d)) {}
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  ~TemporaryFolder();
+};
+
+// `file` in the folder of this executable (/proc/self/exe): where the libraries it preloads are
+// built (the tracer, the probe, the virtual clock).
+std::filesystem::path beside_this_executable(const std::string& file);
+
 // argv as one line a POSIX shell would split back into the same words (single quotes where needed).
 std::string shell_command_line(const std::vector<std::string>& argv);
 

@@ -13,7 +13,7 @@
 namespace allocstress {
 
 inline constexpr const char* kResultsSchemaName = "allocstress-results";
-inline constexpr int kResultsSchemaVersion = 3;
+inline constexpr int kResultsSchemaVersion = 4;
 // Oldest version the readers still accept: version 1 lacked modes and data-structure workloads,
 // which readers treat as timing records of alloc-test.
 inline constexpr int kOldestReadableSchemaVersion = 1;

@@ -83,7 +83,7 @@ int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::
   EnvironmentChanges environment = preload_environment(spec);
   for (const auto& [name, value] : callgrind_environment()) environment[name] = value;
   if (cell.mode == CellMode::counts) {  // the virtual clock goes after the allocator: it defines no malloc
-    const fs::path clock = fs::path(this_executable()).parent_path() / kVirtualClockLibrary;
+    const fs::path clock = beside_this_executable(kVirtualClockLibrary);
     if (!fs::exists(clock))
       throw UsageError("--counts needs " + clock.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
     const std::optional<std::string>& preload = environment["LD_PRELOAD"];
@@ -209,15 +209,6 @@ nlohmann::json environment_seen(const AllocatorSpec& spec) {
   return seen;
 }
 
-// A folder removed when the cell is done.
-struct ScratchFolder {
-  fs::path dir;
-  ~ScratchFolder() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-};
-
 }  // namespace
 
 int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
@@ -236,7 +227,7 @@ int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
               << "\n";
     return 0;
   }
-  ScratchFolder scratch;
+  TemporaryFolder scratch;
   if (entry.prepare != nullptr && cell.inputs.empty()) {
     scratch.dir = make_temporary_folder("allocstress-inputs-");
     cell.inputs = prepare_in_child(entry, cell.params, scratch.dir);

@@ -82,6 +82,10 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
 
 namespace {
 
+// How long a real program takes under callgrind (cache simulation on): about this many times its
+// own wall time, plus valgrind's start (bench/README.md, "Program counts").
+constexpr double kCallgrindSlowdown = 60, kCallgrindStartS = 1.5;
+
 // The warm-up runs of the program workloads (MatrixPlan::warmup_runs), before any measured cell:
 // the first round verifies each (workload, allocator) -- the allocator reached the program, which
 // called it, and ran to its end -- and system's run of a workload whose output is checked writes
@@ -100,6 +104,32 @@ struct ProgramRuns {
     return "";
   }
 };
+
+// Before the first counts cell of a real program: how long the program counts cells should take,
+// from the timing runs' wall times (the median of each workload's ok runs) and callgrind's slowdown.
+std::string program_counts_estimate(const std::vector<MatrixCell>& cells, const ResultsJournal& journal) {
+  std::map<std::string, std::vector<double>> walls;  // workload -> ok timing wall times
+  for (const auto& [key, r] : journal.records())
+    if (r.value("status", "") == "ok" && r.value("mode", "") == "timing" && r.contains("workload_metrics"))
+      if (const nlohmann::json& w = r.at("workload_metrics").value("wall_s", nlohmann::json()); w.is_number())
+        walls[r.value("workload", "")].push_back(w.get<double>());
+  double expected_s = 0;
+  std::size_t n = 0;
+  for (const MatrixCell& c : cells) {
+    if (c.cell.mode != CellMode::counts || !is_program_workload(c.cell.workload) || journal.records().count(c.key)) continue;
+    std::vector<double>& w = walls[c.cell.workload];
+    std::sort(w.begin(), w.end());
+    const double median = w.empty() ? 1.0 : w[w.size() / 2];
+    expected_s += kCallgrindStartS + kCallgrindSlowdown * median;
+    ++n;
+  }
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "counts tier: %zu program run(s) under callgrind, expected to take about %.0f s (the timing runs' median wall time x %.0f, "
+                "callgrind's usual slowdown with its cache simulator, plus %.0f s to start each)",
+                n, expected_s, kCallgrindSlowdown, kCallgrindStartS);
+  return line;
+}
 
 bool checks_output(const MatrixPlan& plan, const std::string& workload) {
   return is_program_workload(workload) && plan.params.at(workload).at("program").value("check_output", false);
@@ -214,8 +244,15 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     }
     return run_and_record(cell, planned);
   };
-  for (const auto& cell : cells)
-    if (!journal.records().count(cell.key) && !run_planned(cell, true)) return 130;
+  bool counts_announced = false;
+  for (const auto& cell : cells) {
+    if (journal.records().count(cell.key)) continue;
+    if (!counts_announced && cell.cell.mode == CellMode::counts && is_program_workload(cell.cell.workload)) {
+      counts_announced = true;
+      std::cerr << program_counts_estimate(cells, journal) << "\n";
+    }
+    if (!run_planned(cell, true)) return 130;
+  }
   const double mean_timing_s = kind_ran[0] > 0 ? kind_spent_s[0] / double(kind_ran[0]) : 1.0;
   const std::optional<nlohmann::json> adaptive =
       run_adaptive_repetitions(plan, journal, started_s, mean_timing_s, [&](const MatrixCell& cell) { return run_planned(cell, false); });

@@ -1,6 +1,6 @@
 # Real-program workloads (cells/program_cell.cpp): a tiny matrix of prog-lua and prog-sqlite3 on
 # system, jemalloc and pool -- pool refused (in-tree), each drop-in measured in fresh program
-# processes whose own /proc shows the preload, schema-valid records with the program metrics, a
+# processes whose probe lines show the preload reached them, schema-valid records with the program metrics, a
 # table and verdict lines (wall time; memory by peak RSS) -- and a program that is not installed
 # skipped with its reason, in `allocstress workloads` and in the matrix.
 source "$(dirname "$0")/lib.sh"
@@ -27,16 +27,19 @@ for w in ("prog-lua", "prog-sqlite3"):
         assert len(rows) == 2 and all(b["status"] == "ok" for b in rows), (w, a, [(b["status"], b.get("reason")) for b in rows])
         for b in rows:
             m = b["workload_metrics"]
-            assert set(m) == {"wall_s", "user_s", "sys_s", "peak_rss_mib", "minor_faults", "throughput"}, m
-            assert m["wall_s"] > 0 and m["user_s"] > 0 and m["peak_rss_mib"] > 1 and m["minor_faults"] > 0, m
+            assert set(m) == {"wall_s", "user_s", "sys_s", "peak_rss_mib", "tree_peak_rss_mib", "minor_faults", "major_faults",
+                              "context_switches", "processes", "throughput"}, m
+            assert m["wall_s"] > 0 and m["user_s"] > 0 and m["peak_rss_mib"] > 1 and m["minor_faults"] > 0 and m["processes"] == 1, m
             assert m["throughput"] is None, m  # neither program prints a throughput
-            assert b["threads"] == 1 and b["program"]["exit_code"] == 0, b["program"]
+            assert b["threads"] == 1 and b["program"]["exit_code"] == 0 and b["program"]["name"] == w, b["program"]
+            assert b["params"]["program"]["name"] == w and "workload" not in b["params"], b["params"]
             pre = b["program"]["preload"]
-            assert pre["observed"], pre
+            assert pre["observed"] and pre["processes_reached"] == pre["processes"] == 1, pre
             if a == "system":
-                assert pre["ld_preload"] == "" and pre["library_mapped"] is None, pre
+                assert pre["expected_library"] is None and pre["library_mapped"] is None, pre
             else:
-                assert pre["library_mapped"] is True and pre["expected_library"] in pre["ld_preload"], pre
+                assert pre["library_mapped"] is True and pre["malloc_expected_from"] == pre["expected_library"], pre
+            assert b["program"]["processes"][0]["malloc_from"] == pre["malloc_expected_from"], b["program"]["processes"]
     pool = [b for b in it if b["workload"] == w and b["allocator"] == "pool"]
     assert pool and all(b["status"] == "skipped" and "drop-in allocator" in b["reason"] for b in pool), pool
 med = [b for b in doc["benchmarks"] if b["run_type"] == "aggregate" and b["aggregate_name"] == "median" and b["allocator"] == "system"]

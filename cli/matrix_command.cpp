@@ -179,7 +179,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (cmd->count("--time-budget") > 0) request.time_budget_s = parse_duration_seconds("--time-budget", time_budget);
   if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
     if (request.target_ci || request.time_budget_s) throw UsageError("--target-ci and --time-budget apply to --backend local only");
+    if (request.warmup_runs) throw UsageError("--warmup applies to --backend local only (a Slurm array runs no warm-up runs)");
     request.target_ci = 0.0;
+    request.warmup_runs = 0;
   }
   if (plan_only) check_new_output_file(out, force);
 

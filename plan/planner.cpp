@@ -58,7 +58,8 @@ void check_program_runs(const MatrixPlan& plan) {
     const ProgramDefinition p = program_definition_from_json(plan.params.at(w).at("program"));
     if (!p.check_output) continue;
     if (plan.warmup_runs == 0)
-      throw UsageError(w + ": --check-output compares every allocator's output with system's verification run: it needs --warmup 1 or more");
+      throw UsageError(w + ": its output check compares every allocator's output with system's verification run: it needs --warmup 1 or "
+                       "more, and the local backend (a Slurm array runs no warm-up runs)");
     if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name == "system"; }) ||
         plan.skipped_pair(w, "system") != nullptr)
       throw UsageError(w + ": --check-output compares every allocator's output with system's: add system to --allocators");

@@ -12,6 +12,7 @@
 
 #include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
+#include "platform/child_process.hpp"
 #include "platform/errors.hpp"
 #include "platform/shell_words.hpp"
 #include "workloads/programs/program_inputs.hpp"
@@ -215,7 +216,12 @@ ProgramsFile read_programs_file(const fs::path& given) {
 
 fs::path shipped_programs_path() {
   const char* given = std::getenv("ALLOCSTRESS_PROGRAMS_FILE");
-  return given != nullptr && *given != '\0' ? fs::path(given) : fs::path(ALLOCSTRESS_PROGRAMS_DEFAULT);
+  if (given != nullptr && *given != '\0') return given;
+  std::error_code ec;
+  if (fs::exists(ALLOCSTRESS_PROGRAMS_DEFAULT, ec)) return ALLOCSTRESS_PROGRAMS_DEFAULT;
+  // An installed allocstress away from its source tree: <prefix>/bin/allocstress, <prefix>/share/allocstress/.
+  const fs::path installed = beside_this_executable("../share/allocstress/programs.toml").lexically_normal();
+  return fs::exists(installed, ec) ? installed : fs::path(ALLOCSTRESS_PROGRAMS_DEFAULT);
 }
 
 const ProgramsFile& shipped_programs() {

@@ -37,7 +37,8 @@ struct ProgramsFile {
 ProgramsFile read_programs_file(const std::filesystem::path& path);
 
 // The shipped file: $ALLOCSTRESS_PROGRAMS_FILE when set, else workloads/programs/programs.toml of
-// the source tree this build was configured from.
+// the source tree this build was configured from, else (an installed allocstress)
+// share/allocstress/programs.toml beside its bin/.
 std::filesystem::path shipped_programs_path();
 // The shipped file, read once (its programs declared as workloads: cells/program_workloads.hpp).
 // Throws UsageError when it cannot be read.

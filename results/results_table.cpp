@@ -156,7 +156,7 @@ std::string markdown_table(const Json& results) {
   std::set<std::string> defined;  // column definitions given under an earlier table
   for (const auto& w : workloads) {
     md << "\n### " << w << "\n\nWorkload: " << params_line(w, plan) << "\n\n";
-    workload_table(md, w, agg, defined);
+    workload_table(md, w, results.at("benchmarks"), agg, defined);
   }
   counts_table(md, results.at("benchmarks"), agg);
   simulation_table(md, results.at("benchmarks"), agg);

@@ -43,8 +43,14 @@ std::string interval_text(const Json& median, const Metric& m);
 std::string versus_system_text(const Json& median);
 
 // One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.
-// Under it, the definitions of the columns not in `defined` yet (which it extends).
-void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined);
+// A program workload also gets a column per metric of its definition (from `benchmarks`), and
+// its throughput column only where some cell has one.  Under it, the definitions of the columns
+// not in `defined` yet (which it extends).
+void workload_table(std::ostringstream& md, const std::string& workload, const Json& benchmarks, const Aggregates& agg,
+                    std::set<std::string>& defined);
+// The metrics of program workload `workload`'s definition ([{name, regex, better, unit, ...}]),
+// from any of its records; [] for other workloads.
+Json program_metrics_of(const std::string& workload, const Json& benchmarks);
 
 // The verdict (verdict.cpp): per workload and thread count the timing ranking with intervals, then
 // the counts tier's ranking.

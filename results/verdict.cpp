@@ -191,14 +191,6 @@ void program_metric_lines(std::ostringstream& md, const std::string& workload, u
   group_lines(md, groups, 2);
 }
 
-// The metrics of `workload`'s program definition, from any of its records; none for other workloads.
-Json program_metrics_of(const std::string& workload, const Json& benchmarks) {
-  for (const auto& e : benchmarks)
-    if (e.value("run_type", "") == "iteration" && e.value("workload", "") == workload)
-      if (const Json& m = e.value("params", Json::object()).value("program", Json::object()).value("metrics", Json()); m.is_array()) return m;
-  return Json::array();
-}
-
 // The counts tier's ranking: net estimated cycles per pair; a real program (no void baseline): the
 // estimated cycles of its whole run, with the instructions spent in allocator calls beside each.
 void counts_line(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
@@ -215,9 +207,12 @@ void counts_line(std::ostringstream& md, const std::string& workload, unsigned t
     }
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(), [](const Ranked& a, const Ranked& b) { return a.median < b.median; });
-  md << "\n**" << workload << ", counts tier** (" << (program ? "estimated cycles of one run, every process" : "net estimated cycles/pair") << ", "
-     << threads
-     << (threads == 1 ? " thread; exact, the same on every run): " : " threads; near-exact, valgrind's interleaving of the workers can move a figure by a few percent): ");
+  if (program)
+    md << "\n**" << workload << ", counts tier** (estimated cycles of one run under callgrind, every process of the program; "
+       << "identical on every run for one single-threaded process, near-exact otherwise: each record's counts.reproducibility): ";
+  else
+    md << "\n**" << workload << ", counts tier** (net estimated cycles/pair, " << threads
+       << (threads == 1 ? " thread; exact, the same on every run): " : " threads; near-exact, valgrind's interleaving of the workers can move a figure by a few percent): ");
   for (std::size_t i = 0; i < rows.size(); ++i)
     md << (i == 0 ? "" : rows[i - 1].median < rows[i].median ? " < " : " = ") << "**" << rows[i].allocator << "** "
        << fixed(Json(rows[i].median), program ? 0 : 1) << rows[i].versus;

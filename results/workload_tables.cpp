@@ -4,7 +4,9 @@
 // relative to the system allocator; for a workload with a companion (xthread: alloc-test) the
 // ratio of its overhead to the companion's.  Under the table, each column's definition from the
 // metric catalogue.  The void baseline's row of a workload net of void shows 0 by definition.
+#include <algorithm>
 #include <cstdio>
+#include <deque>
 
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
@@ -45,7 +47,33 @@ std::string companion_ratio(const CellKey& key, const std::string& companion, co
          fixed(Json(xi.at("high").get<double>() / ai.at("low").get<double>()), 3) + "]";
 }
 
+// The columns of a program's own metrics (its definition's): Metric views into `text`, which
+// holds their names, labels and definitions.
+std::vector<Metric> definition_columns(const Json& metrics, std::deque<std::string>& text) {
+  std::vector<Metric> out;
+  for (const Json& m : metrics) {
+    const std::string name = m.value("name", ""), unit = m.value("unit", "");
+    const bool higher = m.value("better", "higher") == "higher";
+    const std::string& n = text.emplace_back(name);
+    const std::string& label = text.emplace_back(name + (unit.empty() ? "" : " " + unit) + (higher ? " (higher is better)" : " (lower is better)"));
+    const std::string& definition =
+        text.emplace_back("Read from the program's " + m.value("stream", std::string("stdout")) + " by the regex '" + m.value("regex", "") +
+                          "' of its definition (" + m.value("combine", std::string("last")) + " match); " + (higher ? "higher" : "lower") +
+                          " is better.");
+    out.push_back({.name = n, .place = MetricPlace::workload_metrics, .unit = unit.empty() ? std::string_view("count") : std::string_view(text.emplace_back(unit)),
+                   .label = label, .decimals = 2, .definition = definition, .in_table = true});
+  }
+  return out;
+}
+
 }  // namespace
+
+Json program_metrics_of(const std::string& workload, const Json& benchmarks) {
+  for (const auto& e : benchmarks)
+    if (e.value("run_type", "") == "iteration" && e.value("workload", "") == workload)
+      if (const Json& m = e.value("params", Json::object()).value("program", Json::object()).value("metrics", Json()); m.is_array()) return m;
+  return Json::array();
+}
 
 std::string interval_text(const Json& median, const Metric& m) {
   const Json& iv = median.value("intervals", Json::object()).value(std::string(m.name), Json());
@@ -70,15 +98,26 @@ std::string versus_system_text(const Json& median) {
          (high.is_number() ? ratio_text(high.get<double>()) : std::string("unbounded")) + "]";
 }
 
-void workload_table(std::ostringstream& md, const std::string& workload, const Aggregates& agg, std::set<std::string>& defined) {
+void workload_table(std::ostringstream& md, const std::string& workload, const Json& benchmarks, const Aggregates& agg,
+                    std::set<std::string>& defined) {
   const WorkloadEntry* entry = find_workload(workload);
   if (entry == nullptr) {
     md << "(" << workload << " is not a workload this allocstress knows: no table)\n";
     return;
   }
+  // A column no cell has a figure for says nothing: a program's throughput where it reads none.
+  auto any_figure = [&](const Metric& m) {
+    for (const CellKey& key : agg.order)
+      if (std::get<0>(key) == workload && value_of(*agg.get(key, "median"), m).is_number()) return true;
+    return false;
+  };
   std::vector<const Metric*> columns;
   for (const Metric* m : entry->metrics)
-    if (m->in_table) columns.push_back(m);
+    if (m->in_table && (entry->table != TableKind::program || m->name != "throughput" || any_figure(*m))) columns.push_back(m);
+  std::deque<std::string> own_text;
+  const std::vector<Metric> own = definition_columns(program_metrics_of(workload, benchmarks), own_text);
+  for (const Metric& m : own)  // prog-redis's throughput is the entry's own column, under its name
+    if (std::none_of(columns.begin(), columns.end(), [&](const Metric* c) { return c->name == m.name; })) columns.push_back(&m);
   const Metric* headline = headline_metric(*entry);
   const bool vs_system = headline != nullptr && !speed_metric(workload).empty();
   const std::string companion = entry->companions.empty() ? "" : std::string(entry->companions.front());

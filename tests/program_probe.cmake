@@ -13,7 +13,15 @@ if(NOT ALLOCSTRESS_SANITIZE)
   add_executable(allocstress_test_probe_target_cxx support/probe_target.c)
   add_executable(allocstress_test_probe_target_own_malloc support/probe_target.c)
   target_compile_definitions(allocstress_test_probe_target_own_malloc PRIVATE OWN_MALLOC)
-  foreach(target allocstress_test_probe_target allocstress_test_probe_target_cxx allocstress_test_probe_target_own_malloc)
+  # Not position-independent and taking malloc's address: its PLT stub becomes malloc's canonical
+  # address (Debian's python3.11 is such a program), which is no malloc of its own.
+  add_executable(allocstress_test_probe_target_no_pie support/probe_target.c)
+  target_compile_definitions(allocstress_test_probe_target_no_pie PRIVATE TAKES_MALLOC_ADDRESS)
+  set_target_properties(allocstress_test_probe_target_no_pie PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+  target_compile_options(allocstress_test_probe_target_no_pie PRIVATE -fno-pie)
+  target_link_options(allocstress_test_probe_target_no_pie PRIVATE -no-pie)
+  foreach(target allocstress_test_probe_target allocstress_test_probe_target_cxx allocstress_test_probe_target_own_malloc
+                 allocstress_test_probe_target_no_pie)
     target_compile_options(${target} PRIVATE -O0 -fno-builtin)
     target_link_libraries(${target} PRIVATE allocstress_warnings Threads::Threads ${CMAKE_DL_LIBS})
   endforeach()
@@ -23,8 +31,10 @@ if(NOT ALLOCSTRESS_SANITIZE)
     ALLOCSTRESS_PROBE_COUNT_LIBRARY="$<TARGET_FILE:allocstress_probe_count>"
     ALLOCSTRESS_PROBE_TARGET="$<TARGET_FILE:allocstress_test_probe_target>"
     ALLOCSTRESS_PROBE_CXX_TARGET="$<TARGET_FILE:allocstress_test_probe_target_cxx>"
-    ALLOCSTRESS_PROBE_OWN_MALLOC_TARGET="$<TARGET_FILE:allocstress_test_probe_target_own_malloc>")
+    ALLOCSTRESS_PROBE_OWN_MALLOC_TARGET="$<TARGET_FILE:allocstress_test_probe_target_own_malloc>"
+    ALLOCSTRESS_PROBE_NO_PIE_TARGET="$<TARGET_FILE:allocstress_test_probe_target_no_pie>")
   add_dependencies(allocstress_probe_tests allocstress_probe allocstress_probe_count
-    allocstress_test_probe_target allocstress_test_probe_target_cxx allocstress_test_probe_target_own_malloc)
+    allocstress_test_probe_target allocstress_test_probe_target_cxx allocstress_test_probe_target_own_malloc
+    allocstress_test_probe_target_no_pie)
 endif()
 gtest_discover_tests(allocstress_probe_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

@@ -95,8 +95,8 @@ def build_parser() -> OneLineParser:
                                 "the program does (Spearman rho of the medians, speed and memory, with a bootstrap interval)",
         usage_lines=["allocstress fidelity [OPTIONS] RESULTS.json"])
     fid.add_argument("results", metavar="RESULTS.json",
-                     help="A results file with real-program records (prog-P) and their models (replay:prog-P, ...), "
-                          "e.g. from allocstress programs")
+                     help="A results file with real-program records (a program P: prog-P, a programs file's entry, "
+                          "bench's --name) and their models (replay:P, ...), e.g. from allocstress programs or bench --trace")
     fid.add_argument("--json", action="store_true", help="Print the table as JSON on stdout instead of the text (default text)")
     fid.add_argument("--model-memory", default="peak_rss_bytes", choices=["peak_rss_bytes", "overhead_ratio"], metavar="METRIC",
                      help="The models' memory figure ranked against the program's peak RSS: peak_rss_bytes (the same "

@@ -5,12 +5,19 @@ many decimals and what it means.  Nothing here defines a workload or a metric: b
 allocstress._core, read once on first use; the other modules derive their lists and column
 documentation from these functions instead of writing them again.
 
+Program workloads are named by their definitions, not by the registry: "prog-lua" (the shipped
+programs file), a user's programs-file entry, `allocstress bench --name churn`.  Each is an
+instance of the registry's one `program` entry, which C++ resolves once the name is declared
+(workload(), is_program()); what a program's definition adds -- the figures it reads from its
+output, with their unit and direction -- is read from its records (definition_metrics()).
+
 A metric lives in one of three places of a record (its `place`): a top-level field ("record"),
 a field of `workload_metrics`, or a field of `placement_metrics` (data structures); loading.py
 flattens the last two into columns "workload_metrics.NAME" and "placement_metrics.NAME"."""
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 from . import _core
@@ -40,9 +47,77 @@ def base_name(name: str) -> str:
 
 
 def workload(name: str) -> dict | None:
-    """The registry entry of `name` (BASE or BASE:LABEL), or None for a workload this build does not know."""
-    base = base_name(name)
-    return next((w for w in workloads() if w["name"] == base), None)
+    """The registry entry of `name` (BASE or BASE:LABEL, or a program's name), or None for a
+    workload this build does not know.  C++ resolves the name (_core.resolve_workload, i.e.
+    find_workload): a program workload -- "prog-lua", a programs file's "jq-sort", `allocstress
+    bench --name churn` -- is an instance of the registry's one `program` entry once declared:
+    the shipped programs file's names are declared when _core is imported, the others by reading
+    a results file that carries them (a record whose params hold a `program` definition, or
+    context.plan.workload_params[NAME].program; cells/program_workloads.hpp)."""
+    resolved = _core.resolve_workload(name)
+    return None if resolved is None else _by_name().get(resolved)
+
+
+@lru_cache(maxsize=None)
+def _by_name() -> dict[str, dict]:
+    return {w["name"]: w for w in workloads()}
+
+
+def entry_name(name: str) -> str | None:
+    """The name of the registry entry `name` resolves to ("program" for "prog-lua" or "churn",
+    "replay" for "replay:prog-lua"), or None."""
+    entry = workload(name)
+    return entry["name"] if entry else None
+
+
+def is_program(name: str) -> bool:
+    """Whether `name` is a program workload (it resolves to the registry's `program` entry; C++'s
+    is_program_workload).  A model instance "replay:prog-lua" is not: its entry is replay."""
+    return bool(_core.is_program_workload(name))
+
+
+def declared_programs() -> tuple[str, ...]:
+    """Every program workload name this process knows: the shipped file's and those of the results
+    read so far (sorted)."""
+    return tuple(_core.declared_programs())
+
+
+def declare_programs(document: dict) -> None:
+    """Declares the program workloads of a results document built in Python (results read with
+    loading.read_results are declared by the C++ reader already)."""
+    _core.declare_programs(json.dumps(document))
+
+
+def program_definition(records) -> dict:
+    """The program definition (params.program) of the first of `records` (iteration records of one
+    program workload) that carries one; {} when none does (a file of schema older than programs as data)."""
+    for r in records:
+        definition = (r.get("params") or {}).get("program") if isinstance(r, dict) else None
+        if isinstance(definition, dict):
+            return definition
+    return {}
+
+
+def definition_metrics(records) -> dict[str, dict]:
+    """name -> {name, unit, better, regex, combine, stream} of the figures a program's definition
+    reads from its output (params.program.metrics, as the C++ verdict ranks them), each a field of
+    the records' workload_metrics; the unit from the definition, else from the record's
+    program.metric_units; `better` "higher" or "lower" (the definition's default: higher).  {} for
+    a workload that is not a program."""
+    records = list(records)
+    definition = program_definition(records)
+    units: dict[str, str] = {}
+    for r in records:
+        given = ((r.get("program") or {}).get("metric_units") or {}) if isinstance(r, dict) else {}
+        units.update({k: v for k, v in given.items() if isinstance(v, str) and v and k not in units})
+    out = {}
+    for m in definition.get("metrics") or []:
+        if isinstance(m, dict) and isinstance(m.get("name"), str):
+            out[m["name"]] = {"name": m["name"], "unit": m.get("unit") or units.get(m["name"], ""),
+                              "better": "lower" if m.get("better") == "lower" else "higher",
+                              "regex": m.get("regex", ""), "combine": m.get("combine", "last"),
+                              "stream": m.get("stream", "stdout")}
+    return out
 
 
 def workload_names(**match) -> tuple[str, ...]:

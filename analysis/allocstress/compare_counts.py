@@ -17,6 +17,7 @@ import math
 
 import pandas as pd
 
+from . import catalogue
 from . import compare_decision as rule
 
 CELL = ["workload", "allocator", "threads"]
@@ -70,6 +71,9 @@ def _row(key: tuple, a: pd.DataFrame, b: pd.DataFrame, names: list[str], thresho
     reason = _side_reason(a, names[0]) or _side_reason(b, names[1])
     if not reason and key[1] == "void":
         reason = "void is the baseline: its net counts are 0 by definition"
+    if not reason and catalogue.is_program(key[0]):
+        reason = ("a program has no void baseline, so no net counts per pair: its counts (estimated_cycles, instructions "
+                  "of the whole run) are ranked by the verdict's counts line, not compared here")
     if not reason and "op_stream_hash" in a and a["op_stream_hash"].iloc[0] != b["op_stream_hash"].iloc[0]:
         reason = "A and B counted different op streams (op_stream_hash differs: parameters or seed differ)"
     if not reason:

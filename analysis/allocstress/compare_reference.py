@@ -49,9 +49,8 @@ def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFID
     cells = runs.cells
     mode = cells["mode"].fillna("timing")
     timing = cells[(mode == "timing") & (cells["allocator"] == "void")]
-    with_baseline = set(catalogue.workload_names(void_baseline=True))
     keys = [(w, int(t)) for w, t in dict.fromkeys(zip(timing["workload"], timing["threads"].astype(int)))
-            if catalogue.base_name(w) in with_baseline
+            if (catalogue.workload(w) or {}).get("void_baseline")
             and all(((timing["run"] == run) & (timing["workload"] == w) & (timing["threads"] == t)).any() for run in names)]
     level = st.familywise_level(len(keys), familywise)
     rows = []

@@ -1,6 +1,8 @@
 """The fidelity table: does each model of a real program rank the allocators as the program does?
-Per program (workload prog-P) and model (its labelled instances replay:prog-P, fitted:prog-P,
-alloc-test:prog-P, lifetime:prog-P, ...), on speed and on memory: Spearman's rank correlation of
+Per program P (a program workload: a name that resolves to the registry's `program` entry --
+the shipped prog-*, a programs file's entry, `allocstress bench --name P`; catalogue.is_program)
+and model (its labelled instances replay:P, fitted:P, alloc-test:P, lifetime:P, ...), on speed
+and on memory: Spearman's rank correlation of
 the per-allocator medians over the allocators both ran, with a bootstrap interval (docs/analysis.md#fidelity).
 
 The figures: a program is ranked by its registry headline (wall_s when this build does not know
@@ -21,8 +23,6 @@ from . import catalogue
 from . import statistics as st
 from .loading import ResultsError, Runs, is_disturbed, load_runs
 
-PROGRAM_PREFIX = "prog-"          # real-program workloads are named prog-<program>
-PROGRAM_FAMILY = "programs"       # ... in this registry family
 MODEL_ORDER = ("replay", "fitted", "alloc-test", "lifetime")  # models of a program shown first, in this order
 PROGRAM_SPEED = "wall_s"          # a program's speed figure when the registry does not name its headline
 PROGRAM_MEMORY = "peak_rss_mib"   # a program's memory figure (else the first peak_rss* metric it carries)
@@ -36,16 +36,17 @@ LEVEL = st.CONFIDENCE
 RESAMPLES = st.BOOTSTRAP_RESAMPLES
 SEED = st.BOOTSTRAP_SEED
 ASPECTS = ("speed", "memory")
-NO_PROGRAMS = ("no real-program timing records (workload prog-PROGRAM, registry family programs): the fidelity "
-               "table compares programs with their models (accepted: a results file of `allocstress programs`, holding "
-               "prog-P records and model instances such as replay:prog-P, fitted:prog-P, alloc-test:prog-P, lifetime:prog-P)")
+NO_PROGRAMS = ("no real-program timing records (a program workload: prog-P of the shipped programs file, an entry of "
+               "a programs file, or allocstress bench's program): the fidelity table compares programs with their models "
+               "(accepted: a results file of `allocstress programs` or `allocstress bench --trace`, holding P's records "
+               "and model instances such as replay:P, fitted:P, alloc-test:P, lifetime:P)")
 
 # (column, unit, meaning) of fidelity_table()'s DataFrame, one row per program x model x aspect.
 COLUMNS = [
     ("run", "-", "Results file the rows come from."),
-    ("program", "-", "The real-program workload (prog-P)."),
+    ("program", "-", "The real-program workload P (its definition's name: prog-P, a programs file's entry, bench's --name)."),
     ("program_threads", "threads", "Threads of the program's records."),
-    ("model", "-", "The model workload instance (BASE:prog-P)."),
+    ("model", "-", "The model workload instance (BASE:P)."),
     ("model_base", "-", "Its registry workload (replay, fitted, alloc-test, lifetime, ...)."),
     ("model_threads", "threads", "Threads of the model's records compared."),
     ("aspect", "-", "speed or memory."),
@@ -78,11 +79,9 @@ COLUMN_NAMES = [c[0] for c in COLUMNS]
 
 
 def is_program(workload: str) -> bool:
-    """A real-program workload: prog-P, or a registry entry of the programs family (no label)."""
-    if ":" in workload:
-        return False
-    entry = catalogue.workload(workload)
-    return workload.startswith(PROGRAM_PREFIX) or (entry is not None and entry.get("family") == PROGRAM_FAMILY)
+    """A real-program workload: a name without a label that resolves to the registry's `program`
+    entry (catalogue.is_program: the shipped prog-*, a programs file's entry, a bench's program)."""
+    return ":" not in workload and catalogue.is_program(workload)
 
 
 def model_of(workload: str, programs) -> str | None:

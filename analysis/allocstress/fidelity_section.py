@@ -16,7 +16,7 @@ TITLE = "Fidelity: do the models rank allocators like the real programs?"
 
 
 def has_programs(runs: Runs) -> bool:
-    """Whether some timing record is a real program's (prog-P): then the report has this section."""
+    """Whether some timing record is a real program's (fidelity.is_program): then the report has this section."""
     return any(fd.is_program(e["workload"]) for _, e, _ in fd.timing_records(runs))
 
 

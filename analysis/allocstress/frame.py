@@ -10,12 +10,27 @@ C++ aggregates summarise.  Columns, the headline ones first (HEAD_COLUMNS):
                     files older than modes), status, disturbed (another task ran on a worker's CPU
                     while the record was timed; aggregates leave such records out)
   headline_metric   the metric this row's allocators are ranked by: the metric catalogue's headline of
-                    the workload for timing rows (net_cycles_per_pair for alloc-test), and
-                    net_instructions_per_unit (exact, from `counts`) for counts rows
+                    the workload for timing rows (net_cycles_per_pair for alloc-test, wall_s for
+                    a program), and net_instructions_per_unit (exact, from `counts`) for counts
+                    rows; a program's counts rows (no void baseline): instructions, its whole run
   headline          that metric's value in this row
   net_ns_per_pair, overhead_ratio, peak_rss_bytes, reason
+  program.name, program.command, program.exit_code, program.stdout_hash, program.origin
+                    (PROGRAM_COLUMNS; only when some row is a program workload: a name that
+                    resolves to the registry's `program` entry, e.g. prog-lua or bench's churn)
+                    the program's name (= workload), the command line it ran, its exit code
+                    (NaN when killed by a signal, see program.signal), the hash of its standard
+                    output ("fnv1a64:..."), and where its definition comes from (the programs
+                    file, "allocstress bench"); NaN/None in the rows of other workloads
   ...               every other field, nested objects flattened with "." (workload_metrics.NAME,
                     counts.instructions, interference.steal_ns, ...); lists stay Python lists.
+                    A program's rows have its figures in workload_metrics.wall_s, .user_s,
+                    .sys_s, .peak_rss_mib, .tree_peak_rss_mib, .minor_faults, .major_faults,
+                    .context_switches, .processes, .throughput and one workload_metrics.NAME per
+                    metric of its definition (e.g. workload_metrics.score); the rest of its
+                    `program` block (program.preload.*, program.metric_units.NAME, ...) and its
+                    whole definition (params.program.*: params.program.metrics is a list of
+                    {name, regex, better, combine, unit, stream}) follow like every field.
 
 Types: run, workload, allocator, mode, status and headline_metric are categoricals (categories in
 order of first appearance); numbers are int64 or float64 (NaN where a record has null or lacks the
@@ -38,8 +53,11 @@ from .loading import ResultsError, Runs, load_runs
 HEAD_COLUMNS = ["run", "workload", "allocator", "threads", "repetition", "mode", "status", "disturbed", "headline_metric",
                 "headline", "net_ns_per_pair", "overhead_ratio", "peak_rss_bytes", "reason"]
 CATEGORY_COLUMNS = ["run", "workload", "allocator", "mode", "status", "headline_metric"]
-TEXT_COLUMNS = ["reason"]  # text even when every record has null (all ok)
+TEXT_COLUMNS = ["reason", "program.name", "program.command", "program.stdout_hash", "program.origin"]  # text even when all null
+# A program's columns worth having at hand (module docstring), right after HEAD_COLUMNS when the rows have programs.
+PROGRAM_COLUMNS = ["program.name", "program.command", "program.exit_code", "program.stdout_hash", "program.origin"]
 COUNTS_HEADLINE = "net_instructions_per_unit"  # the counts tier's exact figure, net of void
+PROGRAM_COUNTS_HEADLINE = "instructions"  # a program's (no void baseline): the instructions of its whole run, every process
 _GLOB = re.compile(r"[*?[]")
 
 
@@ -81,7 +99,8 @@ def _headline(cells: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     counts = cells["mode"] == "counts"
     for workload in cells["workload"].dropna().unique():
         rows = cells["workload"] == workload
-        for is_counts, metric in ((False, catalogue.headline_metric(workload)), (True, COUNTS_HEADLINE)):
+        counted = PROGRAM_COUNTS_HEADLINE if catalogue.is_program(workload) else COUNTS_HEADLINE
+        for is_counts, metric in ((False, catalogue.headline_metric(workload)), (True, counted)):
             column = "counts." + metric if is_counts else catalogue.column_of(metric)
             part = rows & (counts == is_counts)
             names[part] = metric
@@ -118,7 +137,15 @@ def tidy(runs: Runs) -> pd.DataFrame:
     cells = cells.drop(columns=["interference.disturbed"], errors="ignore")
     cells["mode"] = cells["mode"].fillna("timing")
     cells["headline_metric"], cells["headline"] = _headline(cells)
-    order = HEAD_COLUMNS + [c for c in cells.columns if c not in HEAD_COLUMNS]
+    programs = [w for w in cells["workload"].dropna().unique() if catalogue.is_program(w)]
+    head = HEAD_COLUMNS + (PROGRAM_COLUMNS if programs else [])
+    if programs:
+        missing = [c for c in PROGRAM_COLUMNS if c not in cells]  # records without a `program` block: skipped cells
+        cells = pd.concat([cells, pd.DataFrame({c: [None] * len(cells) for c in missing}, index=cells.index, dtype=object)],
+                          axis=1)
+        unnamed = cells["workload"].isin(programs) & cells["program.name"].isna()
+        cells.loc[unnamed, "program.name"] = cells.loc[unnamed, "workload"]
+    order = head + [c for c in cells.columns if c not in head]
     frame = pd.DataFrame({c: cells[c].astype(object) if c in TEXT_COLUMNS else _typed(cells[c]) for c in order},
                          index=pd.RangeIndex(len(cells)))
     for c in ("threads", "repetition"):

@@ -16,7 +16,7 @@ of every entry are the headline figure of the workload (or `metric`) in nanoseco
   `_median`, `_stddev` (n - 1) with `aggregate_unit` "time" and `_cv` (stddev / mean, a fraction)
   with `aggregate_unit` "percentage", as Google Benchmark does.
 
-The figure in ns: the metric itself when its unit is ns; for a TSC-cycle metric its ns twin
+The figure in ns: the metric itself when its unit is ns (seconds: a program's wall_s, times 1e9); for a TSC-cycle metric its ns twin
 field of the record (net_cycles_per_pair -> net_ns_per_pair, search_cycles_per_visit ->
 search_ns_per_visit), else cycles / the record's tsc_hz.  `cpu_time` is the same figure: there is
 no net CPU time.  Cells whose figure is no time (e.g. a slowdown ratio), void for a net figure
@@ -44,6 +44,9 @@ def _ns_figure(entry: dict, metric: str) -> tuple[float | None, str]:
     place = entry.get(m["place"], {}) if m and m["place"] != "record" else entry
     if unit == "ns":
         value = place.get(metric)
+    elif unit == "s":  # a real program's wall time
+        value = place.get(metric)
+        value = value * 1e9 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     elif unit == "TSC cycles":
         twin = metric.replace("cycles", "ns")
         value = place.get(twin) if twin != metric and twin in place else None

@@ -7,7 +7,7 @@ workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
 allocstats series are drawn as memory over the trace, and their heap maps (replay --heap-map) as
 time x address images; traces given with --trace get a section of their own (summary, sizes,
-threads, live bytes, lifetimes).  Results with real-program records (prog-P) get the fidelity
+threads, live bytes, lifetimes).  Results with real-program records (a program workload P) get the fidelity
 table: how well each model ranks the allocators as the program does."""
 
 from __future__ import annotations

@@ -28,10 +28,19 @@ REFERENCE = "system"  # what "relative to system" compares against
 BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
 BASELINE_NO_OVERHEAD = ("void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio")
 # Workloads whose timing records have no net cost, so no row here: every registry entry without a
-# void baseline -- the data structures (structures.py) and the false-sharing kernels (their
-# baseline, private cache-line-aligned objects, is measured inside the cell: workload_metrics.py).
+# void baseline -- the data structures (structures.py), the false-sharing kernels (their
+# baseline, private cache-line-aligned objects, is measured inside the cell: workload_metrics.py)
+# and the real programs (every program's name resolves to the `program` entry: has_net_cost).
 FALSE_SHARING_WORKLOADS = catalogue.workload_names(family="false-sharing")
 WITHOUT_NET_COST = catalogue.workload_names(void_baseline=False)
+
+
+def has_net_cost(workload) -> bool:
+    """Whether `workload`'s timing records belong in this table: its registry entry (as C++
+    resolves the name: a program's name is the `program` entry, which has no void baseline) has
+    a void baseline; a workload this build does not know is kept."""
+    entry = catalogue.workload(workload) if isinstance(workload, str) else None
+    return entry is None or bool(entry["void_baseline"])
 
 # (column, unit, what it is and how it is computed).  The columns that are medians of a record
 # metric take unit and definition from the metric catalogue; the statistics are computed here.
@@ -119,7 +128,7 @@ def summary_table(runs: Runs) -> pd.DataFrame:
         return pd.DataFrame(columns=COLUMN_NAMES)
     # alloc-test-like rows only: timing records of workloads with a void baseline
     ok = measured_timing(cells)
-    ok = ok[~ok["workload"].isin(WITHOUT_NET_COST)]
+    ok = ok[ok["workload"].isin([w for w in ok["workload"].unique() if has_net_cost(w)])]
     recorded = recorded_medians(runs)
     rows, values = [], {}  # values: each cell's (net cycles, overhead ratios) per repetition, for geomean_table
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):

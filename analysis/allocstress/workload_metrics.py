@@ -1,6 +1,12 @@
 """Tables of the workloads beyond alloc-test: every registry workload whose records carry
 `workload_metrics` and that is not a data structure (xthread, larson, lifetime, phase-*,
-false-sharing-*: allocstress._core.workloads(), through catalogue.py).
+false-sharing-*, program: allocstress._core.workloads(), through catalogue.py), each followed by
+its instances: labelled ones ("replay:prog-lua") and, for the `program` entry, every program
+workload ("prog-lua", a programs file's "jq-sort", a bench's "churn": names C++ resolves to it).
+
+A program's table has, after the registry's program figures, one column per metric of its
+definition (params.program.metrics: the figures it reads from its output), labelled by name and
+unit, its direction (higher or lower is better) noted, as the C++ verdict ranks them.
 
 Each of these workloads' ok timing records carries `workload_metrics`, {name: number or null}: the
 figures its model adds (remote-free share, achieved live bytes, RSS after a drop, shared cache
@@ -21,7 +27,7 @@ The phase workloads' RSS-over-time series are read in phase_series.py."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -52,7 +58,8 @@ def _overhead_column() -> tuple[str, str, str]:
 # (column, unit, meaning) of the columns every workload table has, before its metrics.
 FIXED_COLUMNS = [
     ("run", "-", "Results file the row comes from."),
-    ("workload", "-", "One of the workloads beyond alloc-test (" + ", ".join(WORKLOADS) + ")."),
+    ("workload", "-", "One of the workloads beyond alloc-test (" + ", ".join(WORKLOADS) + "; a program by its own name: "
+     "prog-lua, a programs file's entry, bench's --name)."),
     ("allocator", "-", "Allocator name."),
     ("threads", "threads", "Worker threads of the cell."),
     ("reps_ok", "count", "Timing repetitions with status ok; every median of the row is over these (a metric that is "
@@ -115,6 +122,9 @@ class WorkloadTable:
                              # prefixed metric_ where it is one of the RESERVED names
     means: dict[str, str]    # key -> what the records themselves say it means (workload_metrics_means), where they do
     companion: str | None = None  # the workload its blowup is against (COMPANIONS), if any
+    # a program workload's definition metrics (catalogue.definition_metrics): key -> {name, unit, better, regex, ...}
+    definition: dict[str, dict] = field(default_factory=dict)
+    program: dict = field(default_factory=dict)  # a program workload's definition (params.program), {} else
 
 
 def _is_number(v) -> bool:
@@ -141,13 +151,15 @@ def _metrics_of(record: dict, where: str) -> dict:
     return metrics
 
 
-def _display_order(workload: str, names) -> list[str]:
+def _display_order(workload: str, names, definition: dict | None = None) -> list[str]:
     """The workload's registry order of its metrics first, then the catalogue's order of the other
-    catalogued names, then the names the catalogue does not know, as first seen."""
+    catalogued names, then a program's definition metrics in its definition's order, then the
+    names neither knows, as first seen."""
     entry = catalogue.workload(workload)
+    own = [n for n in (definition or {}) if n in names]
     order = [n for n in (entry["metrics"] if entry else []) if n in METRICS] + list(METRICS)
-    known = [n for n in dict.fromkeys(order) if n in names]
-    return known + [n for n in names if n not in METRICS]
+    known = [n for n in dict.fromkeys(order) if n in names and n not in own]
+    return known + own + [n for n in names if n not in METRICS and n not in own]
 
 
 def _blowup(overhead: np.ndarray, reference: np.ndarray | None, companion: str) -> dict:
@@ -172,7 +184,9 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
     cells: dict[tuple, dict[str, list[dict]]] = {}  # (run, threads) -> allocator -> records
     names: dict[str, None] = {}  # ordered set
     means: dict[str, str] = {}
-    for run, where, e in _timing_records(runs, workload):
+    timed = list(_timing_records(runs, workload))
+    definition = catalogue.definition_metrics(e for _, _, e in timed)
+    for run, where, e in timed:
         names.update(dict.fromkeys(_metrics_of(e, where)))
         described = e.get("workload_metrics_means")
         if isinstance(described, dict):
@@ -180,7 +194,7 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
         cells.setdefault((run, e["threads"]), {}).setdefault(e["allocator"], []).append(e)
     companion = _companion_of(workload)
     blowup = blowup_columns(workload, companion) if companion else []
-    metrics = {"metric_" + k if k in RESERVED else k: k for k in _display_order(workload, names)}
+    metrics = {"metric_" + k if k in RESERVED else k: k for k in _display_order(workload, names, definition)}
     if companion:  # the companion's overhead ratios at the same (run, allocator, threads)
         reference: dict[tuple, list] = {}
         for run, _, e in _timing_records(runs, companion):
@@ -202,7 +216,9 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
                 row["notes"] = invalid
             rows.append(row)
     columns = [c[0] for c in FIXED_COLUMNS] + list(metrics) + [c[0] for c in blowup] + [NOTES_COLUMN[0]]
-    return WorkloadTable(workload, pd.DataFrame(rows, columns=columns), metrics, means, companion)
+    program = catalogue.program_definition(e for _, _, e in timed) if catalogue.is_program(workload) else {}
+    return WorkloadTable(workload, pd.DataFrame(rows, columns=columns), metrics, means, companion,
+                         {k: m for k, m in definition.items() if k in metrics.values()}, program)
 
 
 def _companion_of(workload: str) -> str | None:
@@ -215,9 +231,12 @@ def _companion_of(workload: str) -> str | None:
 
 def workload_tables(runs: Runs) -> list[WorkloadTable]:
     """The tables of the WORKLOADS that have ok timing records in `runs`, in WORKLOADS order, each
-    followed by its labelled instances ("replay:prog-python3") in the order they first appear."""
-    present = [w for doc in runs.documents for w in dict.fromkeys(e.get("workload") for e in doc["benchmarks"]) if isinstance(w, str)]
-    names = [i for w in WORKLOADS for i in [w] + [p for p in dict.fromkeys(present) if p != w and catalogue.base_name(p) == w]]
+    followed by its instances in the order they first appear: labelled ones ("replay:prog-python3")
+    and, after `program`, the program workloads (every name C++ resolves to it: catalogue.workload)."""
+    present = list(dict.fromkeys(w for doc in runs.documents for w in dict.fromkeys(e.get("workload") for e in doc["benchmarks"])
+                                 if isinstance(w, str)))
+    entry_of = {p: catalogue.entry_name(p) for p in present}
+    names = [i for w in WORKLOADS for i in [w] + [p for p in present if p != w and entry_of[p] == w]]
     tables = [workload_table(runs, w) for w in names]
     return [t for t in tables if not t.frame.empty]
 
@@ -233,7 +252,9 @@ def column_docs(tables: list[WorkloadTable]) -> list[tuple[str, str, str]]:
             if name in seen:
                 continue
             seen.add(name)
-            if key in METRICS:
+            if key in t.definition:
+                unit, meaning = t.definition[key]["unit"] or "-", f"{t.workload}: " + definition_meaning(t.definition[key])
+            elif key in METRICS:
                 unit, meaning = METRICS[key]["unit"], metric_meaning(key)
             else:
                 unit = "-"
@@ -247,6 +268,18 @@ def column_docs(tables: list[WorkloadTable]) -> list[tuple[str, str, str]]:
     return docs + [NOTES_COLUMN]
 
 
+def definition_meaning(m: dict) -> str:
+    """What a program's definition metric is (the Columns table and the legend)."""
+    unit = f" (unit: {m['unit']})" if m["unit"] else ""
+    return (f"read from the program's {m['stream']} by its definition's regex '{m['regex']}' ({m['combine']} match), "
+            f"{m['better']} is better{unit}; the verdict ranks the allocators by it.")
+
+
+def definition_label(m: dict) -> str:
+    """The column header of a program's definition metric: its name, its unit, the direction."""
+    return f"{m['name']}{' ' + m['unit'] if m['unit'] else ''} ({m['better']} is better)"
+
+
 def metric_meaning(key: str) -> str:
     """A catalogued workload_metrics key's meaning in the Columns table: the workloads that carry
     it and the catalogue's definition."""
@@ -256,14 +289,18 @@ def metric_meaning(key: str) -> str:
 
 # ---- rendering -------------------------------------------------------------------------------
 
-def _label(key: str) -> str:
-    """The catalogue's label of a workload_metrics key; an unknown key is labelled by its name."""
+def _label(key: str, definition: dict | None = None) -> str:
+    """The label of a workload_metrics key: a program's definition metric by its name, unit and
+    direction, a catalogued key by the catalogue's label, an unknown key by its name."""
+    if definition and key in definition:
+        return definition_label(definition[key])
     return METRICS[key]["label"] if key in METRICS else key
 
 
-def _format_metric(key: str, value: float) -> str:
-    """The value as the catalogue rounds it (bytes in MiB where it says so); UNKNOWN_FORMAT else."""
-    if key not in METRICS:
+def _format_metric(key: str, value: float, definition: dict | None = None) -> str:
+    """The value as the catalogue rounds it (bytes in MiB where it says so); UNKNOWN_FORMAT for a
+    definition metric or a key the catalogue does not know."""
+    if key not in METRICS or (definition and key in definition):
         return _num(value, UNKNOWN_FORMAT)
     m = METRICS[key]
     return _num(value if value is None else catalogue.to_display(m, value), catalogue.number_format(m))
@@ -280,23 +317,37 @@ def display_rows(table: WorkloadTable) -> tuple[list[str], list[list[str]]]:
     entry = catalogue.workload(table.workload)
     void_baseline = entry["void_baseline"] if entry else table.workload not in FALSE_SHARING_WORKLOADS
     headers = (["run"] if multi_run else []) + ["allocator", "threads", "reps"] + ([over["label"]] if overhead else []) + [
-        _label(k) for k in table.metrics.values()] + ([f"blowup vs {table.companion} [95% bootstrap]"] if blowup else [])
+        _label(k, table.definition) for k in table.metrics.values()] + ([f"blowup vs {table.companion} [95% bootstrap]"] if blowup else [])
     rows = []
     for _, r in frame.iterrows():  # metric names need not be identifiers: not itertuples
         baseline = void_baseline and r["allocator"] == BASELINE
         row = ([r["run"]] if multi_run else []) + [r["allocator"] + (" (baseline)" if baseline else ""), str(r["threads"]),
                                                    str(r["reps_ok"])]
         row += [_num(r["overhead_ratio"], catalogue.number_format(over))] if overhead else []
-        row += [_format_metric(k, r[c]) for c, k in table.metrics.items()]
+        row += [_format_metric(k, r[c], table.definition) for c, k in table.metrics.items()]
         if blowup:
             row.append("-" if baseline else _with_ci(r[blowup], r["blowup_ci_low"], r["blowup_ci_high"], "{:.3f}"))
         rows.append(row)
     return headers, rows
 
 
+def program_legend(workload: str, program: dict, definition: dict[str, dict]) -> str:
+    """What a program workload is: its definition's summary (else its command) and where it comes
+    from, the program entry's note on its figures, and how each definition metric is read."""
+    entry = catalogue.workload("program") or {}
+    command = program.get("command")
+    summary = program.get("summary") or (" ".join(command) if isinstance(command, list) else str(command or ""))
+    origin = f" (defined by {program['origin']})" if program.get("origin") else ""
+    text = _legend_text({**entry, "name": workload, "summary": (summary or entry.get("summary", "")).rstrip(". ") + origin})
+    return " ".join([text] + [f"{definition_label(m)}: {definition_meaning(m)}" for m in definition.values()])
+
+
 def legend(table: WorkloadTable) -> str:
     """What the table's workload is and how to read it."""
-    text = WORKLOAD_LEGENDS.get(catalogue.base_name(table.workload), "")
+    entry = catalogue.entry_name(table.workload)
+    named = catalogue.is_program(table.workload) and table.workload != entry  # a program, by its definition's name
+    text = (program_legend(table.workload, table.program, table.definition) if named
+            else WORKLOAD_LEGENDS.get(entry or catalogue.base_name(table.workload), ""))
     if table.companion:
         text += (f"  blowup vs {table.companion} = median overhead ratio / {table.companion}'s at the same allocator and "
                  "threads (the matrix runs it beside this workload) with a 95% bootstrap interval; n/a without that cell.")

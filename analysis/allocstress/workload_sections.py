@@ -13,11 +13,16 @@ from .html_parts import cell_warnings, escape, figure, file_stem, html_table, ma
 from .tables import columns_markdown
 
 _NET = [w for w in wm.WORKLOADS if catalogue.workload(w)["void_baseline"]]
-_RAW = [w for w in wm.WORKLOADS if w not in _NET]
+_PROGRAMS = [w for w in wm.WORKLOADS if catalogue.workload(w)["table"] == "program"]
+_RAW = [w for w in wm.WORKLOADS if w not in _NET and w not in _PROGRAMS]
 INTRO = ("Net cycles per malloc/free pair and memory overhead of " + ", ".join(_NET) + " are in the Summary table and "
          "the run figures, net of the void baseline like alloc-test.  " +
          (", ".join(_RAW) + " have no void baseline and are not there: their cost is the write slowdown against "
           "private objects below.  " if _RAW else "") +
+         ("Real programs (each named by its definition: the shipped prog-*, a programs file's entries, allocstress "
+          "bench's --name) have no void baseline either: each has a table of its own figures (wall, user and system "
+          "time, peak RSS, faults, and every figure its definition reads from its output) and wall-time figures.  "
+          if _PROGRAMS else "") +
          "Each table gives, per allocator and thread count, the medians of the figures the workload's records add.")
 PHASE_CAPTION = ("Memory over the phase, first ok repetition of each allocator: RSS growth since before the measured phase "
                  "(top; read by worker 0 every {every} of its ops and in the pauses) and live requested bytes of all "

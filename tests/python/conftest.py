@@ -1,13 +1,19 @@
-"""Shared fixtures: the golden results file and a scratch folder per test."""
+"""Shared fixtures: the golden results file, a scratch folder per test, and (once per session)
+two results files of `allocstress bench` of one small program."""
 
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 GOLDEN = os.path.abspath(os.path.join(DATA, "golden-tiny.json"))
+ALLOCSTRESS = os.environ.get("ALLOCSTRESS")
+# The program `bench_files` measures: python3 building 200,000 strings, then printing its "score".
+BENCH_PROGRAM = ["/usr/bin/python3", "-c", 'x = [str(i) * 3 for i in range(200000)]; print("score: 3")']
+BENCH_ARGS = ["--allocators", "system,jemalloc", "--reps", "2", "--metric", "score=score: ([0-9.]+),lower", "--name", "churn"]
 
 
 @pytest.fixture
@@ -44,3 +50,21 @@ def output_dir():
     path = os.environ.get("TEST_OUTPUT_DIR") or os.path.join("/tmp", "allocstress-python-tests")
     os.makedirs(path, exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def bench_files(tmp_path_factory):
+    """Two results files (A, B) of `allocstress bench BENCH_ARGS -- BENCH_PROGRAM`: the program
+    workload "churn" under system and jemalloc, 2 repetitions each, with its definition's metric
+    "score" (lower is better).  Measured once per session (about 5 s each); tests must not change them."""
+    if not ALLOCSTRESS:
+        pytest.skip("ALLOCSTRESS (the built CLI) not given")
+    folder = tmp_path_factory.mktemp("bench")
+    paths = []
+    for name in ("churn-a", "churn-b"):
+        path = str(folder / f"{name}.json")
+        done = subprocess.run([ALLOCSTRESS, "bench", *BENCH_ARGS, "-o", path, "--", *BENCH_PROGRAM],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"bench: exit {done.returncode}: {done.stderr[-3000:]}"
+        paths.append(path)
+    return paths

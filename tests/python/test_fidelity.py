@@ -29,9 +29,11 @@ DROP_INS = ["system", "jemalloc", "tcmalloc", "mimalloc", "tbbmalloc"]
 
 
 def program_record(program, allocator, rep, wall_s, peak_rss_mib, threads=1):
-    """One fixture record of a real program (its figures in workload_metrics)."""
+    """One fixture record of a real program (its figures in workload_metrics; its definition, as
+    every program record carries it, in params.program: what makes `program` a program workload)."""
     return {"run_type": "iteration", "name": f"{program}/{allocator}/threads:{threads}", "workload": program,
             "allocator": allocator, "threads": threads, "status": "ok", "mode": "timing", "repetition_index": rep,
+            "params": {"program": {"name": program, "metrics": []}, "program_threads": 1, "seed": 1, "work": 100},
             "workload_metrics": {"wall_s": wall_s, "peak_rss_mib": peak_rss_mib, "throughput": None}}
 
 
@@ -180,6 +182,7 @@ def test_a_programs_figures_come_from_the_catalogue_flags_when_the_registry_know
     flags = [{"name": "elapsed_s", "headline": True}, {"name": "rss_top_kib", "headline": False, "memory_headline": True},
              {"name": "wall_s", "headline": False}, {"name": "peak_rss_mib", "headline": False}]
     monkeypatch.setattr(fd.catalogue, "workload", lambda name: entry if name == "prog-y" else None)
+    monkeypatch.setattr(fd.catalogue, "is_program", lambda name: name == "prog-y")
     monkeypatch.setattr(fd.catalogue, "metric_entries", lambda: tuple(flags))
     assert fd.program_metrics("prog-y") == ("elapsed_s", "rss_top_kib")
     assert fd.is_program("prog-y")

@@ -11,7 +11,8 @@
  *   spawn PATH ARGS posix_spawn(PATH ARGS), waits for it and returns from main
  * It prints nothing (no stdio buffer is allocated): its allocation calls are exactly the ones
  * its steps make.  -O0 -fno-builtin keep every malloc/free pair.  Built with OWN_MALLOC, it
- * defines malloc itself (a bump allocator), as a program that brings its own allocator does. */
+ * defines malloc itself (a bump allocator), as a program that brings its own allocator does.
+ * Built with TAKES_MALLOC_ADDRESS and without -fpie, it only takes malloc's address. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -42,6 +43,12 @@ void* realloc(void* p, size_t n) {
 #endif
 
 static void* volatile sink;
+
+#ifdef TAKES_MALLOC_ADDRESS
+/* Built without -fpie: the program's PLT stub for malloc becomes the address every object sees
+ * for malloc (function-pointer equality), though calls go on to libc's or the preloaded one. */
+void* (*volatile malloc_address)(size_t) = malloc;
+#endif
 
 static void mallocs(long n) {
   for (long i = 0; i < n; ++i) {

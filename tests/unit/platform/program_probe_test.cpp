@@ -168,6 +168,7 @@ const std::string kCount = ALLOCSTRESS_PROBE_COUNT_LIBRARY;
 const std::string kTarget = ALLOCSTRESS_PROBE_TARGET;          // a C program
 const std::string kCxxTarget = ALLOCSTRESS_PROBE_CXX_TARGET;   // the same, linked with libstdc++
 const std::string kOwnMallocTarget = ALLOCSTRESS_PROBE_OWN_MALLOC_TARGET;  // the same, its own malloc
+const std::string kNoPieTarget = ALLOCSTRESS_PROBE_NO_PIE_TARGET;  // the same, not PIE, taking malloc's address
 const char* const kJemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
 
 std::string canonical(const std::string& path) { return fs::canonical(path).string(); }
@@ -357,6 +358,21 @@ TEST(ProgramProbe, ProgramWithItsOwnMallocIsNamedByItsPath) {
     if (probe == kCount) {
       EXPECT_EQ(processes[0].allocation_calls, std::optional<std::uint64_t>(0)) << "its malloc is its own";
     }
+  }
+}
+
+// dlsym(RTLD_DEFAULT, "malloc") names such a program (its PLT stub is malloc's canonical address);
+// its calls still reach libc's malloc, or the preloaded allocator's.
+TEST(ProgramProbe, ANonPieProgramTakingMallocsAddressHasNoMallocOfItsOwn) {
+  const ProbeRun plain = probe_run({kNoPieTarget, "malloc", "3"}, kReport);
+  ASSERT_TRUE(plain.outcome.succeeded()) << describe_failure(plain.outcome, 120);
+  ASSERT_NE(plain.first(), nullptr) << plain.log;
+  EXPECT_EQ(plain.first()->malloc_object, libc_path()) << plain.log;
+  if (!fs::exists(kJemalloc)) GTEST_SKIP() << kJemalloc << " is not installed (Debian package libjemalloc2)";
+  for (const std::string& probe : {kReport, kCount}) {
+    const ProbeRun r = probe_run({kNoPieTarget, "malloc", "3"}, probe + ":" + kJemalloc, canonical(kJemalloc));
+    ASSERT_NE(r.first(), nullptr) << r.log;
+    EXPECT_EQ(r.first()->malloc_object, canonical(kJemalloc)) << r.log;
   }
 }
 

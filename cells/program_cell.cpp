@@ -58,6 +58,22 @@ ProgramDefinition definition_of(const Json& params) {
 
 Json nullable(std::optional<double> v) { return v ? Json(*v) : Json(nullptr); }
 
+// Under glibc's own malloc (`system` and its configurations: nothing preloaded) a program linked
+// with an allocator of its own -- Debian's redis-server with libjemalloc -- would run that one,
+// not glibc's: libc goes into LD_PRELOAD too, ahead of the program's libraries, so that the row
+// named system measures glibc's malloc.  "" for a drop-in that is preloaded anyway.
+std::string glibc_first(const std::string& watch) { return watch.empty() ? ":" + malloc_provider_path() : ""; }
+
+// A program may change its user (a server dropping root: setpriv, runuser): its processes must
+// still be able to append to the probe's log, so the log's folder is entered and the log written
+// by anyone.  The folder lives only as long as the run.
+void open_to_every_user(const fs::path& dir, const fs::path& log) {
+  std::error_code ec;
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, ec);
+  std::ofstream{log};
+  fs::permissions(log, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write, ec);
+}
+
 // The first line where `a` and `b` differ, as "line N: system's '...', this run's '...'".
 std::string first_difference(const std::string& reference, const std::string& mine) {
   std::istringstream a(reference), b(mine);
@@ -108,7 +124,8 @@ Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const To
     try {
       scratch.dir = make_temporary_folder("allocstress-probe-");
       const fs::path log = scratch.dir / "probe.log";
-      const EnvironmentChanges extra = {{"LD_PRELOAD", probe_library(verification).string()},
+      open_to_every_user(scratch.dir, log);
+      const EnvironmentChanges extra = {{"LD_PRELOAD", probe_library(verification).string() + glibc_first(watch)},
                                         {"ALLOCSTRESS_PROBE_LOG", log.string()},
                                         {"ALLOCSTRESS_PROBE_WATCH", watch}};
       r = run_program_once(p, cell.params, cell.inputs, extra, p.timeout_s);
@@ -143,6 +160,8 @@ Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const To
   rec["peak_rss_source"] = "ru_maxrss of wait4(): the largest resident set of the program or any descendant it waited for";
   for (const char* field : {"rss_before_bytes", "rss_end_bytes", "rss_after_free_bytes", "tsc_hz", "cycle_counter"}) rec.erase(field);
   for (const std::string& w : warnings) rec["warnings"].push_back(w);
+  if (cell.mode == CellMode::counts)  // no timed phase: the counts are the figures (and the record says how they were run)
+    for (auto it = rec["warnings"].begin(); it != rec["warnings"].end();) it = *it == kShortPhaseWarning ? rec["warnings"].erase(it) : it + 1;
   Json metrics = {{"wall_s", o.wall_s},
                   {"user_s", o.user_s},
                   {"sys_s", o.sys_s},
@@ -183,7 +202,7 @@ Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const To
                   {"signal", o.end == ChildOutcome::End::signaled ? Json(o.signal) : Json(nullptr)},
                   {"stdout_hash", hash_text(r.output().out_hash)},
                   {"stdout_bytes", r.output().out_bytes},
-                  {"stderr_tail", failure.empty() ? Json(nullptr) : Json(r.output().stderr_tail())},
+                  {"stderr_tail", failure.empty() ? Json(nullptr) : Json(r.program.stderr_tail())},
                   {"output_checked", cell.inputs.contains("expected_stdout")},
                   {"verification_run", verification},
                   {"metric_units", units},

@@ -65,7 +65,7 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
   const std::vector<std::string> argv = program_counts_command(how.argv, scratch.dir);
   // The virtual clock after the allocator (it defines no malloc): allocators that read the clock
   // (decay, purge delays) decide the same on every run (run/virtual_clock.c).
-  EnvironmentChanges env = program_environment(how, "");
+  EnvironmentChanges env = program_environment(how, required_preload(allocator).empty() ? malloc_provider_path() : "");  // glibc first (program_cell.cpp)
   const fs::path clock = virtual_clock_library();
   env["LD_PRELOAD"] = env["LD_PRELOAD"] ? *env["LD_PRELOAD"] + ":" + clock.string() : clock.string();
   const ProgramOutcome o = run_program({argv, how.working_directory, env}, timeout_s);

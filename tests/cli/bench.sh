@@ -63,6 +63,11 @@ run_isolated hangs 'sleep 60' "exceeded its timeout of 2 s and was killed" --tim
 run_isolated differs 'echo other output; exit 0' "the output differs from system's" --check-output
 grep -q "first difference at line 1: system's 'same output', this run's 'other output'" "$T/differs.json" && pass || fail "no diff excerpt in the reason"
 
+# A program that never calls malloc (coreutils' true): every verification run fails, bench exits 1.
+"$ALLOCSTRESS" bench --allocators system,jemalloc --reps 1 -o "$T/true.json" -- /bin/true >/dev/null 2>"$T/true.log" && rc=0 || rc=$?
+[ "$rc" = 1 ] && grep -q "the program never called malloc (0 allocation calls counted in 1 process(es))" "$T/true.json" && pass \
+  || fail "a program that never calls malloc is not refused (exit $rc): $(grep -m1 reason "$T/true.json")"
+
 # 3. Bad input: one line naming it, exit 2, nothing written.
 expect_error 2 "no command to measure (accepted: allocstress bench [options] -- CMD" -- "$ALLOCSTRESS" bench -o "$T/b1.json"
 expect_error 2 "no program 'no-such-program-of-allocstress' on PATH" -- "$ALLOCSTRESS" bench -o "$T/b2.json" -- no-such-program-of-allocstress

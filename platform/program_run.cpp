@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -178,22 +179,26 @@ void RunningProgram::pump(int wait_ms) {
   pollfd fds[2] = {{fds_[0], POLLIN, 0}, {fds_[1], POLLIN, 0}};
   const int n = poll(fds, 2, wait_ms);
   if (n <= 0) return;
-  std::string* sinks[2] = {&outcome_.out, &outcome_.err};
   char buf[8192];
   for (int i = 0; i < 2; ++i) {
     if (fds[i].fd < 0 || fds[i].revents == 0) continue;
     const ssize_t got = read(fds[i].fd, buf, sizeof buf);
     if (got > 0) {
-      if (i == 0) {
-        outcome_.out_hash = fnv1a(outcome_.out_hash, buf, std::size_t(got));
-        outcome_.out_bytes += std::uint64_t(got);
-      }
-      if (sinks[i]->size() < kOutputCap) sinks[i]->append(buf, std::size_t(got));
+      take(i, buf, std::size_t(got));
     } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(fds_[i]);
       fds_[i] = -1;
     }
   }
+}
+
+void RunningProgram::take(int stream, const char* chunk, std::size_t size) {
+  if (stream == 0) {
+    outcome_.out_hash = fnv1a(outcome_.out_hash, chunk, size);
+    outcome_.out_bytes += std::uint64_t(size);
+  }
+  std::string& sink = stream == 0 ? outcome_.out : outcome_.err;
+  if (sink.size() < kOutputCap) sink.append(chunk, std::min(size, kOutputCap - sink.size()));
 }
 
 const std::string& RunningProgram::output_so_far() {
@@ -264,15 +269,8 @@ ProgramOutcome RunningProgram::finish(double timeout_s) {
     if (fd < 0) continue;
     fcntl(fd, F_SETFL, O_NONBLOCK);
     char buf[8192];
-    const bool is_out = &fd == &fds_[0];
-    std::string& sink = is_out ? outcome_.out : outcome_.err;
-    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) {
-      if (is_out) {
-        outcome_.out_hash = fnv1a(outcome_.out_hash, buf, std::size_t(got));
-        outcome_.out_bytes += std::uint64_t(got);
-      }
-      if (sink.size() < kOutputCap) sink.append(buf, std::size_t(got));
-    }
+    const int stream = &fd == &fds_[0] ? 0 : 1;
+    for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) take(stream, buf, std::size_t(got));
     close(fd);
     fd = -1;
   }

@@ -73,6 +73,8 @@ class RunningProgram {
 
  private:
   void pump(int wait_ms);
+  // Hashes and counts a chunk of stdout (stream 0) whole; keeps at most kOutputCap bytes of each stream.
+  void take(int stream, const char* chunk, std::size_t size);
   ProgramSpec spec_;
   ProgramOutcome outcome_;
   pid_t pid_ = -1;

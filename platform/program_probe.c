@@ -173,6 +173,23 @@ static void malloc_object(char* out, const char* exe) {
 
 #ifdef PROBE_COUNT
 static atomic_ulong g_calls;  /* allocation calls of this process (relaxed: a tally, no ordering) */
+
+/* The program's calls start at __libc_start_main, which _start calls through the PLT once every
+ * shared library is initialised (the executable's own constructors run inside it).  Calls before
+ * it are the libraries' initialisation, not the program's: the allocator's own dlsym allocates
+ * (jemalloc: 1 call in coreutils' true, which never calls malloc; glibc: none).  They are
+ * dropped here.  A program that does not start through glibc's __libc_start_main is counted
+ * from its load. */
+typedef int (*main_fn)(int, char**, char**);
+typedef int (*start_main_fn)(main_fn, int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
+PROBE_API int __libc_start_main(main_fn main, int argc, char** argv, void (*init)(void), void (*fini)(void),
+                                void (*rtld_fini)(void), void* stack_end) {
+  start_main_fn next_start;
+  *(void**)&next_start = dlsym(RTLD_NEXT, "__libc_start_main");
+  if (next_start == NULL) _exit(127);  /* cannot happen in a glibc process; never run main unstarted */
+  atomic_store_explicit(&g_calls, 0, memory_order_relaxed);
+  return next_start(main, argc, argv, init, fini, rtld_fini, stack_end);
+}
 #endif
 
 static void write_start(void) {

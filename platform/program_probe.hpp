@@ -23,8 +23,9 @@
 // resolves into (dlsym(RTLD_DEFAULT); for the counting probe, what it forwards to); the
 // executable's own path when the program defines malloc itself.  PEAK_RSS_KIB: VmHWM at exit,
 // this process image's alone (an exec starts a new one).  CALLS: the allocation calls of the
-// process (a forked child starts from 0; operator new counts once, not again for the malloc
-// inside it), `-` without counting.  Unknown values are `-`.  Paths are percent-encoded: `%` as
+// process from its start (__libc_start_main) on: the shared libraries' initialisation before it
+// is not the program's (a forked child starts from 0; operator new counts once, not again for the
+// malloc inside it), `-` without counting.  Unknown values are `-`.  Paths are percent-encoded: `%` as
 // %25 and a newline as %0A, and in MALLOC_OBJECT a space as %20.
 #pragma once
 

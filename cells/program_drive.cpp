@@ -77,13 +77,17 @@ void run_server(const ProgramDefinition& p, const nlohmann::json& params, const 
   EnvironmentChanges client_env = unpreloaded_environment();
   for (const auto& [k, v] : client.environment) client_env[k] = v;
   r.client = run_program({client.argv, client.working_directory, client_env}, timeout_s);
-  if (const std::string text = stop_text(p.stop); !text.empty())
+  const bool alive = server.still_running();  // a server that crashed under the load is the failure, not its client
+  if (const std::string text = stop_text(p.stop); alive && !text.empty())
     send_to_loopback_port(ready_port(p, port).value_or(0), text);
-  else
+  else if (alive)
     server.send_signal(*signal_number(p.stop));
   r.program = server.finish(kServerStopLimitS);
   r.program.wall_s = r.client->wall_s;
-  if (!r.client->succeeded()) {
+  if (!alive) {
+    r.failure = "the server ended during the load: " + r.program.failure().substr(std::string("the program ").size()) +
+                (r.client->succeeded() ? "" : " (and the client failed: " + r.client->failure() + ")");
+  } else if (!r.client->succeeded()) {
     r.failure = "the client failed: " + r.client->failure();
   } else if (r.program.end == ChildOutcome::End::timed_out) {
     r.failure = "the server did not stop within " + std::to_string(int(kServerStopLimitS)) + " s of its stop (" + p.stop + ") and was killed";

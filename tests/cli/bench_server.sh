@@ -41,6 +41,16 @@ check "$T/regex.json" && pass || fail "server records (ready by regex, stopped b
   --client "echo cannot load >&2; exit 7" -o "$T/client.json" >/dev/null 2>&1
 grep -q '"reason": "its verification run failed: the client failed: the program exited with code 7: cannot load"' "$T/client.json" && pass \
   || fail "a failing client is not named: $(grep -m2 reason "$T/client.json")"
+# A server that crashes during the load under jemalloc only: jemalloc fails with the server's end, system is measured.
+"$ALLOCSTRESS" bench --allocators system,jemalloc --reps 1 --ready-regex ready --client "sleep 1" --name crashes \
+  --server "/bin/sh -c 'echo ready; sleep 0.3; case \"\$LD_PRELOAD\" in *jemalloc*) kill -SEGV \$\$;; esac; exec sleep 30'" \
+  -o "$T/crash.json" >/dev/null 2>&1
+/usr/bin/python3 - "$T/crash.json" <<'PY' && pass || fail "a server that crashes under the load is not failed with its signal"
+import json, sys
+it = {b["allocator"]: b for b in json.load(open(sys.argv[1]))["benchmarks"] if b["run_type"] == "iteration"}
+assert it["system"]["status"] == "ok", it["system"].get("reason")
+assert "the server ended during the load: " in it["jemalloc"]["reason"] and "signal 11 (SIGSEGV)" in it["jemalloc"]["reason"], it["jemalloc"]["reason"]
+PY
 # A server that never comes up.
 "$ALLOCSTRESS" bench --allocators system --reps 1 --timeout 3 --server "$TINY_SERVER {port}" --ready-regex 'never printed' \
   --client "true" -o "$T/never.json" >/dev/null 2>&1

@@ -144,25 +144,34 @@ _slurm_lh_job_processes() {
 }
 
 # Sends SIGTERM to the processes (pids) named COMM of DIR, waits up to GRACE tenths of a second
-# (default 100), then SIGKILL.
+# (default 100) until each is gone, then SIGKILL.  A process stops looking like ours while it
+# exits (the kernel drops its environment and descriptors before it becomes a zombie: a
+# slurmstepd cleaning up after its job took longer than that), so the wait follows the pids that
+# were ours when signalled until they are gone or zombies.
 _slurm_lh_terminate() {
-  local comm=$1 dir=$2 p i left grace=${_SLURM_LH_GRACE:-100}
+  local comm=$1 dir=$2 p i left grace=${_SLURM_LH_GRACE:-100} mine=()
   shift 2
-  [ $# -gt 0 ] || return 0
-  for p in "$@"; do _slurm_lh_ours "$p" "$comm" "$dir" && kill -TERM "$p" 2>/dev/null; done
+  for p in "$@"; do _slurm_lh_ours "$p" "$comm" "$dir" && kill -TERM "$p" 2>/dev/null && mine+=("$p"); done
+  [ ${#mine[@]} -gt 0 ] || return 0
   for ((i = 0; i < grace; i++)); do
     left=0
-    for p in "$@"; do _slurm_lh_ours "$p" "$comm" "$dir" && left=1; done
+    for p in "${mine[@]}"; do _slurm_lh_alive "$p" && left=1; done
     [ "$left" = 0 ] && break
     sleep 0.1
   done
-  for p in "$@"; do
+  for p in "${mine[@]}"; do
     if _slurm_lh_ours "$p" "$comm" "$dir"; then
       _slurm_lh_err "$comm (pid $p) ignored SIGTERM for $((grace / 10)) s: killing it"
       kill -KILL "$p" 2>/dev/null
     fi
-    wait "$p" 2>/dev/null   # reaps it when it is our child; no-op otherwise
   done
+  for ((i = 0; i < 50; i++)); do  # SIGKILLed or still exiting: until gone (at most 5 s)
+    left=0
+    for p in "${mine[@]}"; do _slurm_lh_alive "$p" && left=1; done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  for p in "${mine[@]}"; do wait "$p" 2>/dev/null; done  # reaps our own children; no-op otherwise
   return 0
 }
 

@@ -92,7 +92,10 @@ slurm_stop && pass || fail "a second slurm_stop failed"
 [ ! -e "$dir" ] && pass || fail "slurm_stop left $dir"
 [ -z "${SLURM_CONF:-}" ] && pass || fail "slurm_stop left SLURM_CONF=$SLURM_CONF"
 left=$(comm -13 <(sort <<<"$before") <(slurm_processes | sort))
-[ -z "$left" ] && pass || fail "processes left running: $(tr '\n' ';' <<<"$left")"
+describe() { local pid comm; while read -r pid comm; do
+  printf '%s %s (state %s, parent %s); ' "$pid" "$comm" "$(sed 's/^.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f1)" \
+    "$(sed 's/^.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f2)"; done <<<"$1"; }
+[ -z "$left" ] && pass || fail "processes left running: $(describe "$left")"
 
 echo "timing: start to idle node ${start_seconds} s, 3-task exclusive array ${array_seconds} s, stop ${stop_seconds} s, whole test $(since "$t_total") s"
 finish

@@ -140,6 +140,13 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
       plan.excluded.push_back({a, "skipped", a.unavailable_reason});
       continue;
     }
+    // An allocator not named (the default set, or `all`) runs only if it can run a workload: an in-tree
+    // allocator is not offered a real program (drop-ins only), nor listed as skipped for it.
+    std::vector<SkippedPair> refused;
+    for (const auto& w : plan.workloads)
+      if (const std::string why = refusal_reason(workload_entry(w), a, plan.params.at(w), max_threads); !why.empty())
+        refused.push_back({w, a.name, why});
+    if (!asked && refused.size() == plan.workloads.size()) continue;
     // An allocator that crashes or hangs in its preload check is left out with the reason (the
     // caller prints plan.excluded); the others are measured.  The check has the cells' timeout.
     if (a.kind == AllocatorKind::drop_in)
@@ -148,9 +155,7 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
         continue;
       }
     plan.allocators.push_back(a);
-    for (const auto& w : plan.workloads)
-      if (const std::string why = refusal_reason(workload_entry(w), a, plan.params.at(w), max_threads); !why.empty())
-        plan.skipped.push_back({w, a.name, why});
+    plan.skipped.insert(plan.skipped.end(), refused.begin(), refused.end());
   }
 }
 

@@ -68,6 +68,17 @@ grep -q "first difference at line 1: system's 'same output', this run's 'other o
 [ "$rc" = 1 ] && grep -q "the program never called malloc (0 allocation calls counted in 1 process(es))" "$T/true.json" && pass \
   || fail "a program that never calls malloc is not refused (exit $rc): $(grep -m1 reason "$T/true.json")"
 
+# The default set: every installed drop-in, no in-tree allocator (it cannot run a program) and no
+# "skipped" line for one.
+"$ALLOCSTRESS" bench --reps 1 -o "$T/default.json" -- /bin/ls / >/dev/null 2>"$T/default.log" || fail "bench on the default set failed: $(tail -2 "$T/default.log")"
+$PY - "$T/default.json" <<'PY' && pass || fail "the default set of bench is not the installed drop-ins"
+import json, sys
+records = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b["run_type"] == "iteration"]
+names = {b["allocator"] for b in records}
+assert {"system", "jemalloc", "tcmalloc", "mimalloc"} <= names and not names & {"pool", "bump", "eqclass", "void"}, names
+assert all(b["status"] == "ok" for b in records), [(b["allocator"], b["status"], b.get("reason")) for b in records]
+PY
+
 # 3. Bad input: one line naming it, exit 2, nothing written.
 expect_error 2 "no command to measure (accepted: allocstress bench [options] -- CMD" -- "$ALLOCSTRESS" bench -o "$T/b1.json"
 expect_error 2 "no program 'no-such-program-of-allocstress' on PATH" -- "$ALLOCSTRESS" bench -o "$T/b2.json" -- no-such-program-of-allocstress

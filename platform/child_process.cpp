@@ -92,12 +92,22 @@ std::vector<std::string> environment_with(const EnvironmentChanges& changes) {
   return env;
 }
 
+EnvironmentChanges unset_all_but(const std::function<bool(const std::string&)>& keep) {
+  EnvironmentChanges changes;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (std::string name = entry.substr(0, entry.find('=')); !keep(name)) changes[std::move(name)] = std::nullopt;
+  }
+  return changes;
+}
+
 void exec_with_environment(const std::vector<std::string>& argv, const EnvironmentChanges& changes) {
   CStringArray cargv(argv), cenv(environment_with(changes));
   execve(cargv.data()[0], cargv.data(), cenv.data());
 }
 
-ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& changes, double timeout_s) {
+ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& changes, double timeout_s,
+                       const std::string& working_directory) {
   ChildOutcome r;
   const auto t0 = std::chrono::steady_clock::now();
   int out_pipe[2], err_pipe[2];
@@ -128,6 +138,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
     if (getppid() != parent) _exit(127);
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
+    if (!working_directory.empty() && chdir(working_directory.c_str()) != 0) _exit(127);
     execve(cargv.data()[0], cargv.data(), cenv.data());
     _exit(127);
   }
@@ -216,8 +227,8 @@ std::string describe_failure(const ChildOutcome& o, double timeout_s) {
   return "exit code " + std::to_string(o.exit_code) + (last.empty() ? "" : ": " + last);
 }
 
-std::filesystem::path make_temporary_folder(const std::string& prefix) {
-  std::string path = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+std::filesystem::path make_temporary_folder(const std::string& prefix, const std::filesystem::path& base) {
+  std::string path = ((base.empty() ? std::filesystem::temp_directory_path() : base) / (prefix + "XXXXXX")).string();
   if (mkdtemp(path.data()) == nullptr)
     throw std::runtime_error("cannot create a temporary folder " + path + ": " + std::strerror(errno));
   return path;

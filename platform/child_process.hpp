@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,8 +28,10 @@ struct ChildOutcome {
   bool succeeded() const { return end == End::exited && exit_code == 0; }
 };
 
-// pre: argv[0] is an absolute path.  timeout_s <= 0 means no deadline.
-ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& env, double timeout_s);
+// pre: argv[0] is an absolute path.  timeout_s <= 0 means no deadline.  The child runs in
+// `working_directory` (empty: this process's; one it cannot enter: exit code 127).
+ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& env, double timeout_s,
+                       const std::string& working_directory = "");
 
 // After this, SIGINT/SIGTERM/SIGHUP no longer end this process: they set a flag that run_child
 // checks, killing the running child; the caller then stops cleanly (see interrupted()).
@@ -39,10 +42,10 @@ bool interrupted();
 // the last line it wrote to stderr.
 std::string describe_failure(const ChildOutcome& outcome, double timeout_s);
 
-// A new private folder `<temp dir>/<prefix>XXXXXX` (the temp dir honours TMPDIR: the matrix points
-// its cells at a folder beside the results, which it removes when it is done).  Throws
-// std::runtime_error with errno's text.
-std::filesystem::path make_temporary_folder(const std::string& prefix);
+// A new private folder `<base>/<prefix>XXXXXX`; without a base, in the temp dir, which honours
+// TMPDIR (the matrix points its cells at a folder beside the results, which it removes when it is
+// done).  Throws std::runtime_error with errno's text.
+std::filesystem::path make_temporary_folder(const std::string& prefix, const std::filesystem::path& base = {});
 
 // A folder removed, with everything in it, when this object goes (none while `dir` is empty).
 struct TemporaryFolder {
@@ -60,6 +63,10 @@ std::filesystem::path beside_this_executable(const std::string& file);
 
 // argv as one line a POSIX shell would split back into the same words (single quotes where needed).
 std::string shell_command_line(const std::vector<std::string>& argv);
+
+// Changes that unset every variable of this process except those `keep` accepts by name: with
+// what the caller then sets, a child's environment no longer depends on the caller's.
+EnvironmentChanges unset_all_but(const std::function<bool(const std::string&)>& keep);
 
 // This process's environment with `changes` applied, as NAME=VALUE strings.
 std::vector<std::string> environment_with(const EnvironmentChanges& changes);

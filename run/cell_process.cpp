@@ -76,12 +76,34 @@ void ensure_cell_environment(const Cell& cell, const AllocatorSpec& spec, bool v
   throw std::runtime_error(std::string("could not re-execute /proc/self/exe: ") + std::strerror(errno));
 }
 
+// What the process under callgrind sees of its world is the same whatever the caller's: its heap
+// before the measured phase (and with address randomisation off, its stack) holds its argv and
+// environment, so their lengths moved every later block and the counts with them (a matrix
+// written to a.json and one written to abcdefghijklmnop.json disagreed: TMPDIR, and so the cell
+// file's path, sit beside the results).  It gets a fixed environment -- the allocator's preload
+// and variables, callgrind's, PATH, TMPDIR=/tmp, LC_ALL=C, and the variables that change what a
+// cell does (ALLOCSTRESS_EQCLASS_HOT_BLOCKS, ALLOCSTRESS_MANIFEST, HWLOC_*) as the caller set
+// them -- its cell file under /tmp, a path of fixed length, and /tmp as its working directory
+// (valgrind keeps the path: a longer one moved the simulated misses, not the instructions).
+constexpr const char* kCallgrindFolderBase = "/tmp";
+
+EnvironmentChanges callgrind_cell_environment(const AllocatorSpec& spec) {
+  EnvironmentChanges environment = unset_all_but([](const std::string& name) {
+    return name == "ALLOCSTRESS_EQCLASS_HOT_BLOCKS" || name == "ALLOCSTRESS_MANIFEST" || name.rfind("HWLOC_", 0) == 0;
+  });
+  environment["PATH"] = "/usr/bin:/bin";
+  environment["TMPDIR"] = kCallgrindFolderBase;
+  environment["LC_ALL"] = "C";
+  for (const auto& [name, value] : preload_environment(spec)) environment[name] = value;
+  for (const auto& [name, value] : callgrind_environment()) environment[name] = value;
+  return environment;
+}
+
 // Runs the cell under callgrind (with the allocator's preload), adds what `figures` reads from
 // the profile to its record and prints it: the simulated caches of a simulate cell, the counts of
 // a counts cell.
 int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::function<void(nlohmann::json&, const fs::path&)>& figures) {
-  EnvironmentChanges environment = preload_environment(spec);
-  for (const auto& [name, value] : callgrind_environment()) environment[name] = value;
+  EnvironmentChanges environment = callgrind_cell_environment(spec);
   if (cell.mode == CellMode::counts) {  // the virtual clock goes after the allocator: it defines no malloc
     const fs::path clock = beside_this_executable(kVirtualClockLibrary);
     if (!fs::exists(clock))
@@ -89,12 +111,12 @@ int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::
     const std::optional<std::string>& preload = environment["LD_PRELOAD"];
     environment["LD_PRELOAD"] = preload ? *preload + ":" + clock.string() : clock.string();
   }
-  const fs::path dir = make_temporary_folder("allocstress-callgrind-"), profile = dir / "callgrind.out", cell_file = dir / "cell.json";
+  const fs::path dir = make_temporary_folder("allocstress-callgrind-", kCallgrindFolderBase), profile = dir / "callgrind.out", cell_file = dir / "cell.json";
   write_file_atomically(cell_file, json_text(cell_to_json(cell)) + "\n");
   const bool per_thread = cell.mode == CellMode::counts && cell.threads > 1;
   const std::vector<std::string> command =
       cache_simulation_command({this_executable(), "run", "--cell", cell_file.string()}, profile, per_thread);
-  const ChildOutcome outcome = run_child(command, environment, 0);
+  const ChildOutcome outcome = run_child(command, environment, 0, kCallgrindFolderBase);  // valgrind keeps its working directory
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) record = last_json_line(outcome.out);
   std::error_code ec;

@@ -35,9 +35,12 @@ std::string_view mode_suffix(CellMode mode) {
 
 namespace {
 bool counting = false;
+bool marking = false;
 }  // namespace
 
 void set_counting_measured_phase(bool on) { counting = on; }
 bool counting_measured_phase() { return counting; }
+void set_marking_measured_phase(bool on) { marking = on; }
+bool marking_measured_phase() { return marking; }
 
 }  // namespace allocstress

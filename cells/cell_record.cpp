@@ -10,6 +10,17 @@
 
 namespace allocstress {
 
+// The workers' own getrusage over their run() alone (each thread's RUSAGE_THREAD), summed: what
+// the workload and its allocator did, without the harness's readings around the phase.
+static ResourceUsage workers_usage(const PhaseMeasurement& m) {
+  ResourceUsage sum;
+  for (const WorkerTiming& w : m.workers) {
+    sum.minor_faults += w.usage.minor_faults;
+    sum.major_faults += w.usage.major_faults;
+  }
+  return sum;
+}
+
 std::string setup_failure(const PhaseMeasurement& m) {
   for (std::size_t i = 0; i < m.workers.size(); ++i)
     if (!m.workers[i].setup_error.empty())
@@ -130,6 +141,8 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
           {"rss_after_free_bytes", m.rss_after_free},
           {"minor_faults", m.usage.minor_faults},
           {"major_faults", m.usage.major_faults},
+          {"workers_minor_faults", workers_usage(m).minor_faults},
+          {"workers_major_faults", workers_usage(m).major_faults},
           {"voluntary_context_switches", m.usage.voluntary_context_switches},
           {"involuntary_context_switches", m.usage.involuntary_context_switches},
           {"user_time_ns", m.usage.user_time_ns},

@@ -35,6 +35,7 @@
 #include "platform/cpu_steal.hpp"
 #include "platform/perf_counters.hpp"
 #include "platform/process_memory.hpp"
+#include "platform/syscall_trace.hpp"
 #include "platform/topology.hpp"
 #include "platform/tsc.hpp"
 
@@ -72,6 +73,10 @@ struct PhaseHooks {
 // Whether this process counts its measured phase under callgrind (set once by run_cell).
 void set_counting_measured_phase(bool on);
 bool counting_measured_phase();
+// On: the main thread marks the measured phase's start and end for strace (mark_phase,
+// platform/syscall_trace.hpp): a counts cell's native run counts its kernel events between them.
+void set_marking_measured_phase(bool on);
+bool marking_measured_phase();
 
 inline std::uint64_t steady_now_ns() {
   return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -103,6 +108,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       usage0 = process_resource_usage();
       steal0 = cpu_steal_ns(pus);
       wall0 = steady_now_ns();
+      if (marking_measured_phase() && n > 1) mark_phase(kPhaseGoMarker);  // one worker marks its own run() (below)
       if (hooks.at_go) hooks.at_go();
       ticks0 = cycle_counter_begin();
     } else if (barrier == 3) {
@@ -113,6 +119,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       m.peak_rss = peak_rss_bytes().value_or(0);
       m.rss_end = current_rss_bytes().value_or(0);
       if (hooks.at_done) hooks.at_done();
+      if (marking_measured_phase() && n > 1) mark_phase(kPhaseDoneMarker);
     } else if (barrier == 5) {
       m.rss_after_free = current_rss_bytes().value_or(0);  // comparable with rss_before: same harness memory
       if (hooks.at_released) hooks.at_released();
@@ -140,11 +147,14 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     const ResourceUsage thread_usage0 = thread_resource_usage();
     const std::uint64_t wall_run0 = steady_now_ns(), cpu_run0 = thread_cpu_now_ns();
     if (counters) counters->start();
+    const bool marking = marking_measured_phase() && n == 1;  // exactly what callgrind collects: run() alone
+    if (marking) mark_phase(kPhaseGoMarker);
     if (counting) start_callgrind_collection();
     const std::uint64_t c0 = cycle_counter_begin();
     if (ready) worker->run();
     t.cycles = cycle_counter_end() - c0;
     if (counting) stop_callgrind_collection();
+    if (marking) mark_phase(kPhaseDoneMarker);
     if (counters) counters->stop();
     t.cpu_ns = thread_cpu_now_ns() - cpu_run0;
     t.run_ns = steady_now_ns() - wall_run0;

@@ -192,7 +192,9 @@ void check_cell(const Cell& cell, const AllocatorSpec& allocator) {
 }
 
 nlohmann::json run_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology, const std::vector<unsigned>& pus) {
-  set_counting_measured_phase(cell.mode == CellMode::counts && running_under_valgrind());
+  // A counts cell runs the counted code path under callgrind and in its native kernel-events run
+  // (marking its phase): one worker inline on the main thread, no perf counters, no sampling.
+  set_counting_measured_phase(cell.mode == CellMode::counts && (running_under_valgrind() || marking_measured_phase()));
   return workload_entry(cell.workload).run(cell, allocator, topology, pus);
 }
 

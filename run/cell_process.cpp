@@ -27,6 +27,7 @@
 #include "platform/errors.hpp"
 #include "platform/json_text.hpp"
 #include "results/record_printing.hpp"
+#include "run/kernel_events.hpp"
 #include "run/profile_run.hpp"
 
 namespace allocstress {
@@ -102,15 +103,20 @@ EnvironmentChanges callgrind_cell_environment(const AllocatorSpec& spec) {
 // Runs the cell under callgrind (with the allocator's preload), adds what `figures` reads from
 // the profile to its record and prints it: the simulated caches of a simulate cell, the counts of
 // a counts cell.
-int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::function<void(nlohmann::json&, const fs::path&)>& figures) {
+// The environment of a counts cell: the fixed one, and the virtual clock after the allocator (it
+// defines no malloc).
+EnvironmentChanges counts_cell_environment(const AllocatorSpec& spec) {
   EnvironmentChanges environment = callgrind_cell_environment(spec);
-  if (cell.mode == CellMode::counts) {  // the virtual clock goes after the allocator: it defines no malloc
-    const fs::path clock = beside_this_executable(kVirtualClockLibrary);
-    if (!fs::exists(clock))
-      throw UsageError("--counts needs " + clock.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
-    const std::optional<std::string>& preload = environment["LD_PRELOAD"];
-    environment["LD_PRELOAD"] = preload ? *preload + ":" + clock.string() : clock.string();
-  }
+  const fs::path clock = beside_this_executable(kVirtualClockLibrary);
+  if (!fs::exists(clock))
+    throw UsageError("--counts needs " + clock.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
+  const std::optional<std::string>& preload = environment["LD_PRELOAD"];
+  environment["LD_PRELOAD"] = preload ? *preload + ":" + clock.string() : clock.string();
+  return environment;
+}
+
+int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::function<void(nlohmann::json&, const fs::path&)>& figures) {
+  const EnvironmentChanges environment = cell.mode == CellMode::counts ? counts_cell_environment(spec) : callgrind_cell_environment(spec);
   const fs::path dir = make_temporary_folder("allocstress-callgrind-", kCallgrindFolderBase), profile = dir / "callgrind.out", cell_file = dir / "cell.json";
   write_file_atomically(cell_file, json_text(cell_to_json(cell)) + "\n");
   const bool per_thread = cell.mode == CellMode::counts && cell.threads > 1;
@@ -236,10 +242,16 @@ nlohmann::json environment_seen(const AllocatorSpec& spec) {
 int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
   if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_under_callgrind(cell, spec, add_simulated_cache);
   const WorkloadEntry& entry = workload_entry(cell.workload);
-  if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind() && !entry.counts_in_cell)
-    return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) { add_counts(record, profile, spec, cell.threads); });
+  const bool kernel_events = kernel_events_run() && cell.mode == CellMode::counts;  // the native run of a counts cell
+  if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind() && !kernel_events && !entry.counts_in_cell)
+    return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) {
+      add_counts(record, profile, spec, cell.threads);
+      record["counts"]["kernel_events"] = count_kernel_events(profile.parent_path() / "cell.json", counts_cell_environment(spec), kCallgrindFolderBase,
+                                                              record["counts"].value("units", 0.0), "pair", cell.threads);
+    });
   if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);
-  ensure_cell_environment(cell, spec, verify_only);
+  if (!kernel_events) ensure_cell_environment(cell, spec, verify_only);  // the native run's environment is its caller's, exactly
+  set_marking_measured_phase(kernel_events);
   if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {
     std::cerr << "allocstress: error: preload verification failed: " << bad << "\n";
     return kExitCellFailed;

@@ -22,6 +22,33 @@ for a in system jemalloc mimalloc pool void; do
     || fail "$a: counts differ between runs: ${runs[0]:0:300} / ${runs[1]:0:300} / ${runs[2]:0:300}"
 done
 
+# Kernel events, against an independent reference: under the test allocator whose every malloc is
+# one mmap and every free one munmap, the native run of the counts cell counts exactly the
+# workload's own mallocs and frees, and at least one fault per malloc (each block is written);
+# the 1-thread figures are identical in two runs, for it and for jemalloc.
+kernel() {
+  /usr/bin/python3 -c "
+import json, sys
+r = json.loads(sys.stdin.read().strip().splitlines()[-1])
+k = r['counts']['kernel_events']
+assert 'n/a' not in k and k['reproducibility'].startswith('exact:'), k
+print(json.dumps([r['mallocs'], r['frees'], k['minor_faults'], k['syscalls']], sort_keys=True))"
+}
+for a in "mm=$MMAP_MALLOC" jemalloc; do
+  one=$("$ALLOCSTRESS" run --allocator "$a" "${C[@]}" 2>"$T/err" | kernel) && two=$("$ALLOCSTRESS" run --allocator "$a" "${C[@]}" 2>>"$T/err" | kernel) \
+    && [ "$one" = "$two" ] && pass || fail "${a%%=*}: kernel events missing or different between runs: $one / $two $(tail -1 "$T/err")"
+done
+/usr/bin/python3 - "$one" "$("$ALLOCSTRESS" run --allocator "mm=$MMAP_MALLOC" "${C[@]}" 2>/dev/null | kernel)" <<'PY' && pass \
+  || fail "the kernel events of the mmap-per-malloc allocator are not its mallocs and frees"
+import json, sys
+mallocs, frees, faults, calls = json.loads(sys.argv[2])
+assert calls["mmap"] == mallocs and calls["munmap"] == frees, (mallocs, frees, calls)
+assert mallocs <= faults <= 2 * mallocs, (mallocs, faults)
+assert all(calls[k] == 0 for k in ("brk", "madvise", "mremap", "mprotect", "futex")), calls
+jm = json.loads(sys.argv[1])[3]  # jemalloc's: it does not map a block per malloc
+assert jm["mmap"] < mallocs / 100, jm
+PY
+
 # What the cell process under callgrind sees does not depend on where the caller runs: the same
 # counts cell of two matrices, one written to a short --out from one folder, one to a long --out
 # from another with a 20 kB larger environment, gives the identical counts block (instructions and

@@ -1,0 +1,63 @@
+// See kernel_events.hpp.
+#include "run/kernel_events.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "platform/json_text.hpp"
+#include "platform/program_run.hpp"
+#include "platform/syscall_trace.hpp"
+
+namespace allocstress {
+
+bool kernel_events_run() {
+  const char* v = std::getenv(kKernelEventsVariable);
+  return v != nullptr && std::string(v) == "1";
+}
+
+nlohmann::json count_kernel_events(const std::filesystem::path& cell_file, EnvironmentChanges environment, const std::string& working_directory,
+                                   double units, const char* unit, unsigned threads) {
+  if (const std::string missing = syscall_trace_unavailable(); !missing.empty()) return {{"n/a", missing}};
+  const std::string setarch = find_executable("setarch", "/usr/bin:/bin");
+  if (setarch.empty()) return {{"n/a", "the kernel events need setarch (util-linux) to switch address randomisation off"}};
+  const std::filesystem::path trace = cell_file.parent_path() / "kernel-events.strace";
+  const std::vector<std::string> command =
+      syscall_trace_command({setarch, "--addr-no-randomize", beside_this_executable("allocstress").string(), "run", "--cell", cell_file.string()}, trace);
+  environment[kKernelEventsVariable] = "1";
+  const ChildOutcome outcome = run_child(command, environment, 0, working_directory);
+  const nlohmann::json native = outcome.end == ChildOutcome::End::exited ? last_json_line(outcome.out) : nlohmann::json();
+  if (!outcome.succeeded() || !native.is_object() || native.value("status", "") != "ok")
+    return {{"n/a", "the native run of the cell failed: " +
+                        (native.is_object() && native.contains("reason") && native["reason"].is_string() ? native["reason"].get<std::string>()
+                                                                                                        : describe_failure(outcome, 0))}};
+  nlohmann::json syscalls;
+  try {
+    syscalls = syscalls_in_phase(trace).at("counts");
+  } catch (const std::runtime_error& e) {
+    return {{"n/a", e.what()}};
+  }
+  const std::uint64_t minor = native.value("workers_minor_faults", std::uint64_t{0}), major = native.value("workers_major_faults", std::uint64_t{0});
+  std::uint64_t calls = 0;
+  nlohmann::json per_unit = nlohmann::json::object();
+  for (const auto& [name, n] : syscalls.items()) {
+    calls += n.get<std::uint64_t>();
+    per_unit[name] = units > 0 ? n.get<double>() / units : 0.0;
+  }
+  return {{"minor_faults", minor},
+          {"major_faults", major},
+          {"syscalls", syscalls},
+          {"syscalls_total", calls},
+          {"minor_faults_per_unit", units > 0 ? double(minor) / units : 0.0},
+          {"syscalls_per_unit", per_unit},
+          {"syscalls_total_per_unit", units > 0 ? double(calls) / units : 0.0},
+          {"unit", unit},
+          {"reproducibility",
+           threads == 1 ? "exact: one thread, address randomisation off, the virtual clock; identical in every run seen"
+                        : "varies: a native run of N threads interleaves them differently each time: faults within a few percent, "
+                          "futex calls (lock contention, and the harness's barriers at the phase's ends) by much more"},
+          {"provenance", "a native run of the same cell (not under valgrind; its working directory, environment and virtual clock, "
+                         "address randomisation off): faults from the workers' getrusage over their run() (RUSAGE_THREAD, summed), "
+                         "system calls counted by strace -f --seccomp-bpf between the phase markers"}};
+}
+
+}  // namespace allocstress

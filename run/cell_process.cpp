@@ -100,9 +100,6 @@ EnvironmentChanges callgrind_cell_environment(const AllocatorSpec& spec) {
   return environment;
 }
 
-// Runs the cell under callgrind (with the allocator's preload), adds what `figures` reads from
-// the profile to its record and prints it: the simulated caches of a simulate cell, the counts of
-// a counts cell.
 // The environment of a counts cell: the fixed one, and the virtual clock after the allocator (it
 // defines no malloc).
 EnvironmentChanges counts_cell_environment(const AllocatorSpec& spec) {
@@ -115,6 +112,9 @@ EnvironmentChanges counts_cell_environment(const AllocatorSpec& spec) {
   return environment;
 }
 
+// Runs the cell under callgrind (with the allocator's preload), adds what `figures` reads from
+// the profile to its record and prints it: the simulated caches of a simulate cell, the counts of
+// a counts cell.
 int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::function<void(nlohmann::json&, const fs::path&)>& figures) {
   const EnvironmentChanges environment = cell.mode == CellMode::counts ? counts_cell_environment(spec) : callgrind_cell_environment(spec);
   const fs::path dir = make_temporary_folder("allocstress-callgrind-", kCallgrindFolderBase), profile = dir / "callgrind.out", cell_file = dir / "cell.json";

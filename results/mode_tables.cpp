@@ -63,6 +63,13 @@ void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggr
         "of the timing runs; n/a where the machine exposes no PMU (the reason is in each record).\n";
 }
 
+// A kernel-events figure of a counts block, per 1,000 pairs (a few faults per thousand pairs is
+// already a cost the clock sees), or n/a (none counted: no strace, or an older record).
+static std::string kernel_event_cell(const Json& counts, const char* field) {
+  const Json& k = counts.value("kernel_events", Json::object());
+  return k.contains(field) && k.at(field).is_number() ? fixed(Json(k.at(field).get<double>() * 1000), 2) : std::string("n/a");
+}
+
 // The counts tier, one table per workload and thread count: every allocator's counts cell,
 // cheapest estimated cycles first, net of void; at N threads each worker's instructions in
 // allocator calls; then how its order compares with the timing tier's at the same thread count.
@@ -88,8 +95,9 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     md << "\n### Counts tier: " << w << " (" << (threads == 1 ? "deterministic" : "near-exact") << "; "
        << c0.at("provenance").get<std::string>() << ", " << threads << (threads == 1 ? " thread, " : " threads, ")
        << fixed(Json(c0.at("units").get<double>() * 2), 0) << " operations)\n\n"
-       << "| rank | allocator | est. cycles/pair (net) | instructions/pair (net) | in allocator calls/pair | D1 misses/pair (net) | LL misses/pair (net) |\n"
-       << "|---:|---|---:|---:|---:|---:|---:|\n";
+       << "| rank | allocator | est. cycles/pair (net) | instructions/pair (net) | in allocator calls/pair | D1 misses/pair (net) | LL misses/pair (net) "
+          "| faults/1k pairs | memory syscalls/1k pairs |\n"
+       << "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
     std::vector<double> counted, timed;
     std::vector<std::string> per_worker;
     unsigned rank = 0;
@@ -101,7 +109,8 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
          << (baseline ? " (baseline)" : "") << " | " << fixed(c.value("net_estimated_cycles_per_unit", Json()), 1) << " | "
          << fixed(c.value("net_instructions_per_unit", Json()), 1) << " | "
          << fixed(c.at("allocator_calls").value("instructions_per_unit", Json()), 1) << " | "
-         << fixed(c.value("net_d1_misses_per_unit", Json()), 3) << " | " << fixed(c.value("net_ll_misses_per_unit", Json()), 3) << " |\n";
+         << fixed(c.value("net_d1_misses_per_unit", Json()), 3) << " | " << fixed(c.value("net_ll_misses_per_unit", Json()), 3) << " | "
+         << kernel_event_cell(c, "minor_faults_per_unit") << " | " << kernel_event_cell(c, "syscalls_total_per_unit") << " |\n";
       if (!baseline && c.contains("per_worker")) {  // drop-ins only: in-tree backends make no allocator calls
         std::string figures;
         bool any = false;
@@ -125,7 +134,10 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
           "and whatever it calls), no subtraction (n/a for in-tree backends, which are inlined). "
        << (threads == 1 ? "Identical on every run" : "Waits for other threads are left out; valgrind runs the workers one at a time, "
                                                      "and their interleaving can move a figure by a few percent between runs")
-       << ": rank by these when the timing tier's intervals overlap.";
+       << ": rank by these when the timing tier's intervals overlap. Faults and memory syscalls (mmap, munmap, mremap, madvise, brk, "
+          "mprotect, futex): the kernel's work for the same op stream, counted in a native run of the same cell (counts.kernel_events), "
+          "not net of void and not priced: the estimated cycles leave them out"
+       << (threads == 1 ? "." : "; at N threads they vary with the threads' interleaving.");
     if (!per_worker.empty()) {
       md << " Per worker, instructions in allocator calls per pair of its own: ";
       for (std::size_t i = 0; i < per_worker.size(); ++i) md << (i == 0 ? "" : "; ") << per_worker[i];

@@ -26,6 +26,8 @@ for name, e in counts.items():
     c = e["counts"]
     assert c["provenance"].startswith("simulated (callgrind"), c["provenance"]
     assert c["net_instructions_per_unit"] == c["instructions_per_unit"] - counts["void"]["counts"]["instructions_per_unit"]
+    k = c["kernel_events"]  # the native run's faults and memory system calls
+    assert "n/a" not in k and k["reproducibility"].startswith("exact:") and k["minor_faults"] >= 0 and set(k["syscalls"]) >= {"mmap", "munmap", "madvise", "brk"}, (name, k)
     calls = c["allocator_calls"]
     if e["allocator_kind"] == "drop_in":
         assert calls["instructions_per_unit"] > 10 and set(calls["instructions_by_function"]) >= {"malloc", "free"}, (name, calls)
@@ -33,6 +35,8 @@ for name, e in counts.items():
         assert calls["instructions"] is None and calls["provenance"].startswith("n/a("), (name, calls)
 PY
 grep -q "^### Counts tier: alloc-test (deterministic" "$T/r.md" && pass || fail "no counts table in the Markdown summary"
+grep -q "| faults/1k pairs | memory syscalls/1k pairs |$" "$T/r.md" && ! grep -A30 "^### Counts tier" "$T/r.md" | grep "^| [0-9-]" | grep -q "| n/a | n/a |$" && pass \
+  || fail "the counts table lacks the kernel events"
 grep -q "different operation streams" "$T/r.json" && fail "allocators saw different operation streams" || pass
 grep -q "net cycles/pair" "$T/out" && pass || fail "table not printed"
 # the verdict comes first: cost and memory rankings per thread count, then the counts tier

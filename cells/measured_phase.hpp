@@ -73,8 +73,10 @@ struct PhaseHooks {
 // Whether this process counts its measured phase under callgrind (set once by run_cell).
 void set_counting_measured_phase(bool on);
 bool counting_measured_phase();
-// On: the main thread marks the measured phase's start and end for strace (mark_phase,
-// platform/syscall_trace.hpp): a counts cell's native run counts its kernel events between them.
+// On: the measured phase's start and end are marked for strace (mark_phase,
+// platform/syscall_trace.hpp) -- with one worker around its run() alone, as callgrind collects;
+// with N, by the main thread at go and done: a counts cell's native run counts its kernel events
+// between them.
 void set_marking_measured_phase(bool on);
 bool marking_measured_phase();
 

@@ -246,8 +246,8 @@ int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
   if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind() && !kernel_events && !entry.counts_in_cell)
     return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) {
       add_counts(record, profile, spec, cell.threads);
-      record["counts"]["kernel_events"] = count_kernel_events(profile.parent_path() / "cell.json", counts_cell_environment(spec), kCallgrindFolderBase,
-                                                              record["counts"].value("units", 0.0), "pair", cell.threads);
+      record["counts"]["kernel_events"] = count_kernel_events(this_executable(), profile.parent_path() / "cell.json", counts_cell_environment(spec),
+                                                              kCallgrindFolderBase, record["counts"].value("units", 0.0), "pair", cell.threads);
     });
   if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);
   if (!kernel_events) ensure_cell_environment(cell, spec, verify_only);  // the native run's environment is its caller's, exactly

@@ -15,14 +15,14 @@ bool kernel_events_run() {
   return v != nullptr && std::string(v) == "1";
 }
 
-nlohmann::json count_kernel_events(const std::filesystem::path& cell_file, EnvironmentChanges environment, const std::string& working_directory,
+nlohmann::json count_kernel_events(const std::string& executable, const std::filesystem::path& cell_file, EnvironmentChanges environment, const std::string& working_directory,
                                    double units, const char* unit, unsigned threads) {
   if (const std::string missing = syscall_trace_unavailable(); !missing.empty()) return {{"n/a", missing}};
   const std::string setarch = find_executable("setarch", "/usr/bin:/bin");
   if (setarch.empty()) return {{"n/a", "the kernel events need setarch (util-linux) to switch address randomisation off"}};
   const std::filesystem::path trace = cell_file.parent_path() / "kernel-events.strace";
   const std::vector<std::string> command =
-      syscall_trace_command({setarch, "--addr-no-randomize", beside_this_executable("allocstress").string(), "run", "--cell", cell_file.string()}, trace);
+      syscall_trace_command({setarch, "--addr-no-randomize", executable, "run", "--cell", cell_file.string()}, trace);
   environment[kKernelEventsVariable] = "1";
   const ChildOutcome outcome = run_child(command, environment, 0, working_directory);
   const nlohmann::json native = outcome.end == ChildOutcome::End::exited ? last_json_line(outcome.out) : nlohmann::json();

@@ -22,9 +22,9 @@ inline constexpr const char* kKernelEventsVariable = "ALLOCSTRESS_KERNEL_EVENTS"
 bool kernel_events_run();
 
 // The `kernel_events` block of a counts record, per `unit` and in total; {"n/a": why} when
-// strace or setarch is missing or the native run failed.  `environment`: the changes that give
-// the process under callgrind its world (run/cell_process.cpp).
-nlohmann::json count_kernel_events(const std::filesystem::path& cell_file, EnvironmentChanges environment, const std::string& working_directory,
+// strace or setarch is missing or the native run failed.  `executable`: this allocstress;
+// `environment`: the changes that give the process under callgrind its world (run/cell_process.cpp).
+nlohmann::json count_kernel_events(const std::string& executable, const std::filesystem::path& cell_file, EnvironmentChanges environment, const std::string& working_directory,
                                    double units, const char* unit, unsigned threads);
 
 }  // namespace allocstress

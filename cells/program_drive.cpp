@@ -85,7 +85,9 @@ void run_server(const ProgramDefinition& p, const nlohmann::json& params, const 
   r.program = server.finish(kServerStopLimitS);
   r.program.wall_s = r.client->wall_s;
   if (!alive) {
-    r.failure = "the server ended during the load: " + r.program.failure().substr(std::string("the program ").size()) +
+    std::string server_end = r.program.failure();  // "the program was killed by signal 11 ..." -> "was killed by signal 11 ..."
+    if (const std::string prefix = "the program "; server_end.rfind(prefix, 0) == 0) server_end.erase(0, prefix.size());
+    r.failure = "the server ended during the load: " + server_end +
                 (r.client->succeeded() ? "" : " (and the client failed: " + r.client->failure() + ")");
   } else if (!r.client->succeeded()) {
     r.failure = "the client failed: " + r.client->failure();

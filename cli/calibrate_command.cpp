@@ -10,10 +10,14 @@
 #include <set>
 #include <sstream>
 
+#include "platform/busy_processes.hpp"
+#include "platform/cost_measurements.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
 #include "platform/json_text.hpp"
 #include "platform/machine_context.hpp"
+#include "platform/topology.hpp"
+#include "results/machine_costs.hpp"
 #include "results/reproduction.hpp"
 #include "results/results_reader.hpp"
 
@@ -24,14 +28,20 @@ namespace fs = std::filesystem;
 void CalibrateCommand::add_to(CLI::App& app) {
   cmd = app.add_subcommand("calibrate",
                            "Measure how far another run's medians land on this machine, from runs of the same matrix: calibrate RUN.json RUN.json [RUN.json...]");
-  cmd->add_option("runs", runs, "Results files of the same matrix on this host, run at different times (at least 2; 3 or more recommended)")
-      ->required();
+  cmd->add_option("runs", runs, "Results files of the same matrix on this host, run at different times (at least 2; 3 or more recommended)");
+  cmd->add_flag("--costs", costs, "Measure this machine's costs instead (CPI, cache and RAM latencies, page faults, memory system calls): "
+                                  "the counts tier's estimated cycles use them (default output: $ALLOCSTRESS_COSTS, else machine-costs.json "
+                                  "beside the calibration)");
+  cmd->add_flag("--if-missing", if_missing, "With --costs: measure only when the output holds no costs of this host");
+  cmd->add_option("--repeats", repeats, "With --costs: timed batches per cost (default 21; accepted: 5 to 1001)");
   cmd->add_option("-o,--out", out, "Calibration file to write (default: $ALLOCSTRESS_CALIBRATION, else $XDG_DATA_HOME or "
                                    "~/.local/share, allocstress/calibration.json: where matrix runs look for it)");
   cmd->add_option("--level", level, "Probability that another run's median lies inside a reproduction interval (default 0.95; accepted: 0.5 to 0.999)");
 }
 
 int CalibrateCommand::execute() {
+  if (if_missing && !costs) throw UsageError("--if-missing goes with --costs (accepted: calibrate --costs --if-missing)");
+  if (costs) return measure_costs();
   if (runs.size() < 2) throw UsageError("calibrate needs at least 2 results files, got " + std::to_string(runs.size()) + " (accepted: 2 or more runs of the same matrix)");
   if (!(level >= 0.5 && level <= 0.999)) {
     std::ostringstream what;
@@ -99,6 +109,60 @@ int CalibrateCommand::execute() {
   std::printf("calibration: factor %.2f at %.0f%% from %zu runs (%zu pairs of runs and cells; %zu beyond the unwidened interval)\n", factor,
               100 * level, runs.size(), scores.size(), beyond);
   std::printf("written:     %s (matrix runs on %s widen their reproduction intervals by it)\n", target.string().c_str(), host.c_str());
+  return 0;
+}
+
+int CalibrateCommand::measure_costs() {
+  if (!runs.empty()) throw UsageError("calibrate --costs takes no results files, got " + std::to_string(runs.size()) + " (accepted: --costs alone, or results files without it)");
+  if (repeats < 5 || repeats > 1001) throw UsageError("invalid --repeats " + std::to_string(repeats) + " (accepted: 5 to 1001)");
+  const fs::path target = out.empty() ? default_machine_costs_path() : fs::path(out);
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    try {
+      read_machine_costs(target);
+    } catch (const std::runtime_error&) {
+      throw UsageError("output " + target.string() + " exists and is not a machine-costs file (accepted: a new path or older machine costs)");
+    }
+  }
+  const Topology topology;
+  const nlohmann::json context = machine_context(topology, "");
+  if (if_missing) {
+    const MachineCosts existing = machine_costs_for_host(target, context.value("host_name", ""));
+    if (existing.calibrated) {
+      std::printf("machine costs: %s holds this host's (measured %s); not measured again\n", target.string().c_str(),
+                  existing.source.value("created", "").c_str());
+      return 0;
+    }
+  }
+  for (const BusyProcess& p : busy_processes())
+    std::fprintf(stderr, "allocstress: warning: %s (pid %d) uses %.0f%% of a CPU: the costs will be noisier than on a quiet host\n", p.name.c_str(), p.pid,
+                 p.cpu_percent);
+  const nlohmann::json measured = measure_machine_costs(repeats);
+  const nlohmann::json doc = {{"schema", kMachineCostsSchemaName},
+                              {"schema_version", kMachineCostsSchemaVersion},
+                              {"created", iso_utc_now()},
+                              {"host_name", context.value("host_name", "")},
+                              {"cpu_model", context.value("cpu_model", "")},
+                              {"unit", measured.at("minor_fault").value("unit", "")},
+                              {"costs", measured}};
+  if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
+  try {
+    check_machine_costs(doc, target);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("not written: ") + e.what());
+  }
+  write_file_atomically(target, json_text(doc) + "\n");
+  std::printf("%-24s %12s  %s\n", "cost", "median", "interval (ticks)");
+  for (const auto& [name, c] : measured.items()) {
+    if (c.contains("n/a")) {
+      std::printf("%-24s %12s  %s\n", name.c_str(), "n/a", c.at("n/a").get<std::string>().c_str());
+      continue;
+    }
+    std::printf("%-24s %12.3f  [%.3f, %.3f] at %.0f%%\n", name.c_str(), c.at("median").get<double>(), c.at("low").get<double>(),
+                c.at("high").get<double>(), 100 * c.at("level").get<double>());
+  }
+  std::printf("written: %s (counts cells on %s price their events at these costs)\n", target.string().c_str(),
+              context.value("host_name", "").c_str());
   return 0;
 }
 

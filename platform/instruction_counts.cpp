@@ -13,12 +13,16 @@ std::uint64_t event(const CallgrindProfile& p, const std::vector<std::uint64_t>&
   return 0;
 }
 
-std::uint64_t estimated_cycles(const CallgrindProfile& p, const std::vector<std::uint64_t>& cost) {
-  auto e = [&](const char* name) { return event(p, cost, name); };
+template <class Event>
+std::uint64_t weighted_accesses(Event e) {
   const std::uint64_t accesses = e("Ir") + e("Dr") + e("Dw");
   const std::uint64_t l1_misses = e("I1mr") + e("D1mr") + e("D1mw");
   const std::uint64_t ram = e("ILmr") + e("DLmr") + e("DLmw");
   return (accesses - l1_misses) + kLastLevelHitWeight * (l1_misses - ram) + kRamHitWeight * ram;
+}
+
+std::uint64_t estimated_cycles(const CallgrindProfile& p, const std::vector<std::uint64_t>& cost) {
+  return weighted_accesses([&](const char* name) { return event(p, cost, name); });
 }
 
 nlohmann::json per(double value, double units) { return units > 0 ? nlohmann::json(value / units) : nlohmann::json(nullptr); }
@@ -26,6 +30,10 @@ nlohmann::json per(double value, double units) { return units > 0 ? nlohmann::js
 }  // namespace
 
 std::uint64_t estimated_cycles(const CallgrindProfile& p) { return estimated_cycles(p, p.totals); }
+
+std::uint64_t estimated_cycles(const nlohmann::json& events) {
+  return weighted_accesses([&](const char* name) { return events.value(name, std::uint64_t{0}); });
+}
 
 const std::vector<std::string>& glibc_malloc_functions() {
   static const std::vector<std::string> names = {"malloc", "free", "calloc", "realloc", "reallocarray", "memalign", "posix_memalign",
@@ -73,7 +81,10 @@ nlohmann::json instruction_count_figures(const CallgrindProfile& p, double units
   nlohmann::json own;
   if (rule) {
     const OutsideCost cost = outside_calls_cost(p, *rule);
+    nlohmann::json own_events = nlohmann::json::object();
+    for (std::size_t i = 0; i < p.events.size() && i < cost.total.size(); ++i) own_events[p.events[i]] = cost.total[i];
     own = {{"instructions", event(p, cost.total, "Ir")},
+           {"events", own_events},
            {"instructions_per_unit", per(double(event(p, cost.total, "Ir")), units)},
            {"estimated_cycles", estimated_cycles(p, cost.total)},
            {"estimated_cycles_per_unit", per(double(estimated_cycles(p, cost.total)), units)},

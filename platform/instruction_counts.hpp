@@ -25,6 +25,8 @@ namespace allocstress {
 inline constexpr unsigned kLastLevelHitWeight = 5, kRamHitWeight = 35;
 
 std::uint64_t estimated_cycles(const CallgrindProfile& p);
+// The same weights over an `events` object (event name -> count, as the counts block keeps them).
+std::uint64_t estimated_cycles(const nlohmann::json& events);
 
 // The allocator's share of a profile: the inclusive cost of every call the workload's own code
 // (`workload_object`, the allocstress executable) makes into another object, except to functions

@@ -95,9 +95,9 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     md << "\n### Counts tier: " << w << " (" << (threads == 1 ? "deterministic" : "near-exact") << "; "
        << c0.at("provenance").get<std::string>() << ", " << threads << (threads == 1 ? " thread, " : " threads, ")
        << fixed(Json(c0.at("units").get<double>() * 2), 0) << " operations)\n\n"
-       << "| rank | allocator | est. cycles/pair (net) | instructions/pair (net) | in allocator calls/pair | D1 misses/pair (net) | LL misses/pair (net) "
-          "| faults/1k pairs | memory syscalls/1k pairs |\n"
-       << "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+       << "| rank | allocator | est. cycles/pair (net) | user part | kernel part | instructions/pair (net) | in allocator calls/pair "
+          "| D1 misses/pair (net) | LL misses/pair (net) | faults/1k pairs | memory syscalls/1k pairs |\n"
+       << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::vector<double> counted, timed;
     std::vector<std::string> per_worker;
     unsigned rank = 0;
@@ -107,7 +107,8 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
       const bool baseline = allocator == "void";
       md << "| " << (baseline ? std::string("-") : std::to_string(++rank)) << " | " << allocator
          << (baseline ? " (baseline)" : "") << " | " << fixed(c.value("net_estimated_cycles_per_unit", Json()), 1) << " | "
-         << fixed(c.value("net_instructions_per_unit", Json()), 1) << " | "
+         << fixed(c.value("net_estimated_user_cycles_per_unit", Json()), 1) << " | " << fixed(c.value("net_estimated_kernel_cycles_per_unit", Json()), 1)
+         << " | " << fixed(c.value("net_instructions_per_unit", Json()), 1) << " | "
          << fixed(c.at("allocator_calls").value("instructions_per_unit", Json()), 1) << " | "
          << fixed(c.value("net_d1_misses_per_unit", Json()), 3) << " | " << fixed(c.value("net_ll_misses_per_unit", Json()), 3) << " | "
          << kernel_event_cell(c, "minor_faults_per_unit") << " | " << kernel_event_cell(c, "syscalls_total_per_unit") << " |\n";
@@ -128,15 +129,18 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
       }
     }
     const std::optional<double> rho = spearman_rho(counted, timed);
-    md << "\nEstimated cycles = " << c0.at("estimated_cycles_formula").get<std::string>()
-       << ", from callgrind's simulated caches with this machine's L1d and last-level geometry; net = this allocator's count minus "
+    md << "\nEstimated cycles (" << c0.value("cost_model", std::string("cost model not recorded")) << ") = user part + kernel part: "
+       << c0.at("estimated_cycles_formula").get<std::string>()
+       << "; the user part from callgrind's simulated caches with this machine's L1d and last-level geometry"
+       << (c0.value("kernel_cycles_na", Json()).is_string() ? " (kernel part n/a: " + c0.at("kernel_cycles_na").get<std::string>() + ")" : std::string())
+       << "; net = this allocator's figure minus "
           "void's for the same op stream. In allocator calls: instructions inside the workload's calls to the allocator (its library "
           "and whatever it calls), no subtraction (n/a for in-tree backends, which are inlined). "
        << (threads == 1 ? "Identical on every run" : "Waits for other threads are left out; valgrind runs the workers one at a time, "
                                                      "and their interleaving can move a figure by a few percent between runs")
        << ": rank by these when the timing tier's intervals overlap. Faults and memory syscalls (mmap, munmap, mremap, madvise, brk, "
           "mprotect, futex): the kernel's work for the same op stream, counted in a native run of the same cell (counts.kernel_events), "
-          "not net of void and not priced: the estimated cycles leave them out"
+          "not net of void; the kernel part prices them"
        << (threads == 1 ? "." : "; at N threads they vary with the threads' interleaving.");
     if (!per_worker.empty()) {
       md << " Per worker, instructions in allocator calls per pair of its own: ";

@@ -2,6 +2,7 @@
 #include "results/results_file.hpp"
 
 #include "cells/workload_registry.hpp"
+#include "results/machine_costs.hpp"
 #include "results/reproduction.hpp"
 #include "results/results_summary.hpp"
 
@@ -58,6 +59,12 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
 
 nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells) {
   attach_net_costs(cells);
+  // The counts tier's estimated cycles at this host's measured costs (machine_costs.hpp), before
+  // they are taken net of void; the context says which costs.
+  const MachineCosts costs = machine_costs_for_host(default_machine_costs_path(), context.value("host_name", ""));
+  for (auto& c : cells)
+    if (is_ok_counts_record(c)) price_counts(c["counts"], costs);
+  context["machine_costs"] = costs.source;
   attach_net_counts(cells);
   attach_blowup(cells);
   for (const auto& w : op_stream_mismatches(cells)) context["warnings"].push_back(w);

@@ -173,7 +173,8 @@ void attach_blowup(std::vector<Json>& records) {
 }
 
 void attach_net_counts(std::vector<Json>& records) {
-  static const char* const kFigures[] = {"instructions_per_unit", "estimated_cycles_per_unit", "d1_misses_per_unit", "ll_misses_per_unit"};
+  static const char* const kFigures[] = {"instructions_per_unit",          "estimated_cycles_per_unit", "estimated_user_cycles_per_unit",
+                                         "estimated_kernel_cycles_per_unit", "d1_misses_per_unit",        "ll_misses_per_unit"};
   std::map<std::pair<std::string, unsigned>, const Json*> baseline;  // (workload, threads) -> void's counts record
   for (const auto& r : records)
     if (is_ok_counts_record(r) && r.at("allocator") == kBaselineAllocator) baseline[{r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()}] = &r;

@@ -207,11 +207,17 @@ void counts_line(std::ostringstream& md, const std::string& workload, unsigned t
     }
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(), [](const Ranked& a, const Ranked& b) { return a.median < b.median; });
+  std::string model;  // which costs priced the counts (machine_costs.hpp)
+  for (const auto& e : benchmarks)
+    if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.at("counts").contains("cost_model")) {
+      model = e.at("counts").at("cost_model").get<std::string>() + "; ";
+      break;
+    }
   if (program)
-    md << "\n**" << workload << ", counts tier** (estimated cycles of one run under callgrind, every process of the program; "
+    md << "\n**" << workload << ", counts tier** (" << model << "estimated cycles of one run under callgrind, every process of the program; "
        << "identical on every run for one single-threaded process, near-exact otherwise: each record's counts.reproducibility): ";
   else
-    md << "\n**" << workload << ", counts tier** (net estimated cycles/pair, " << threads
+    md << "\n**" << workload << ", counts tier** (" << model << "net estimated cycles/pair, " << threads
        << (threads == 1 ? " thread; exact, the same on every run): " : " threads; near-exact, valgrind's interleaving of the workers can move a figure by a few percent): ");
   for (std::size_t i = 0; i < rows.size(); ++i)
     md << (i == 0 ? "" : rows[i - 1].median < rows[i].median ? " < " : " = ") << "**" << rows[i].allocator << "** "

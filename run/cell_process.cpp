@@ -185,7 +185,7 @@ void add_counts(nlohmann::json& record, const fs::path& profile, const Allocator
     nlohmann::json per_worker = nlohmann::json::array();
     for (const CallgrindProfile& w : workers) {
       nlohmann::json figures = instruction_count_figures(w, pairs / threads, "pair", rule, no_rule);
-      for (const char* shared : {"provenance", "events", "estimated_cycles_formula", "unit"}) figures.erase(shared);
+      for (const char* shared : {"provenance", "estimated_cycles_formula", "unit"}) figures.erase(shared);
       per_worker.push_back(std::move(figures));
     }
     counts["per_worker"] = std::move(per_worker);

@@ -11,8 +11,9 @@ C++ aggregates summarise.  Columns, the headline ones first (HEAD_COLUMNS):
                     while the record was timed; aggregates leave such records out)
   headline_metric   the metric this row's allocators are ranked by: the metric catalogue's headline of
                     the workload for timing rows (net_cycles_per_pair for alloc-test, wall_s for
-                    a program), and net_instructions_per_unit (exact, from `counts`) for counts
-                    rows; a program's counts rows (no void baseline): instructions, its whole run
+                    a program), and net_estimated_cycles_per_unit (from `counts`: deterministic
+                    figures priced at this host's machine costs, as the verdict ranks them) for counts
+                    rows; a program's counts rows (no void baseline): estimated_cycles, its whole run
   headline          that metric's value in this row
   net_ns_per_pair, overhead_ratio, peak_rss_bytes, reason
   program.name, program.command, program.exit_code, program.stdout_hash, program.origin
@@ -56,8 +57,8 @@ CATEGORY_COLUMNS = ["run", "workload", "allocator", "mode", "status", "headline_
 TEXT_COLUMNS = ["reason", "program.name", "program.command", "program.stdout_hash", "program.origin"]  # text even when all null
 # A program's columns worth having at hand (module docstring), right after HEAD_COLUMNS when the rows have programs.
 PROGRAM_COLUMNS = ["program.name", "program.command", "program.exit_code", "program.stdout_hash", "program.origin"]
-COUNTS_HEADLINE = "net_instructions_per_unit"  # the counts tier's exact figure, net of void
-PROGRAM_COUNTS_HEADLINE = "instructions"  # a program's (no void baseline): the instructions of its whole run, every process
+COUNTS_HEADLINE = "net_estimated_cycles_per_unit"  # the counts tier's ranking figure (the C++ verdict's), net of void
+PROGRAM_COUNTS_HEADLINE = "estimated_cycles"  # a program's (no void baseline): its whole run, every process
 _GLOB = re.compile(r"[*?[]")
 
 

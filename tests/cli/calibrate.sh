@@ -61,4 +61,32 @@ expect_error 2 "not an allocstress results file" -- "$ALLOCSTRESS" calibrate "$T
 expect_error 2 "invalid --level" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" --level 1.5 -o "$T/x.json"
 expect_error 2 "exists and is not a calibration file" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" --level 0.9 -o "$T/r3.json"
 [ ! -e "$T/x.json" ] && cells_of "$T/r3.json" >/dev/null && pass || fail "a refused calibrate wrote or replaced a file"
+
+# Machine costs (calibrate --costs, platform/cost_measurements.hpp): every cost measured, a median
+# inside its interval, in the cycle counter's ticks; --if-missing leaves this host's file alone.
+"$ALLOCSTRESS" calibrate --costs --repeats 5 -o "$T/costs.json" >"$T/out" 2>"$T/err" && grep -q "^written: $T/costs.json" "$T/out" && pass \
+  || fail "calibrate --costs failed: $(cat "$T/out" "$T/err" | tail -3)"
+/usr/bin/python3 - "$T/costs.json" <<'PY' && pass || fail "the machine costs are incomplete or not medians inside their intervals"
+import json, socket, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "allocstress-machine-costs" and doc["host_name"] == socket.gethostname(), doc
+names = {"cycles_per_instruction", "l1_latency", "last_level_latency", "ram_latency", "minor_fault", "mmap", "munmap", "madvise", "brk",
+         "mprotect", "mremap", "syscall"}
+assert set(doc["costs"]) == names, set(doc["costs"])
+for name, c in doc["costs"].items():
+    if name == "cycles_per_instruction" and "n/a" in c:
+        continue  # not x86-64: the model charges 1 tick per instruction
+    assert 0 < c["low"] <= c["median"] <= c["high"] and c["repeats"] == 5 and c["unit"].endswith("ticks"), (name, c)
+lat = doc["costs"]
+assert lat["l1_latency"]["median"] < lat["last_level_latency"]["median"] < lat["ram_latency"]["median"], lat
+assert lat["minor_fault"]["median"] > lat["syscall"]["median"], lat  # a fault zeroes a page besides entering the kernel
+PY
+before=$(md5sum <"$T/costs.json")
+"$ALLOCSTRESS" calibrate --costs --if-missing -o "$T/costs.json" >"$T/out" 2>&1 && grep -q "not measured again" "$T/out" \
+  && [ "$(md5sum <"$T/costs.json")" = "$before" ] && pass || fail "--if-missing measured again: $(cat "$T/out")"
+expect_error 2 "calibrate --costs takes no results files, got 1" -- "$ALLOCSTRESS" calibrate --costs "$T/r1.json" -o "$T/x.json"
+expect_error 2 "invalid --repeats 3 (accepted: 5 to 1001)" -- "$ALLOCSTRESS" calibrate --costs --repeats 3 -o "$T/x.json"
+expect_error 2 "--if-missing goes with --costs" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" --if-missing -o "$T/x.json"
+expect_error 2 "exists and is not a machine-costs file" -- "$ALLOCSTRESS" calibrate --costs -o "$T/r3.json"
+[ ! -e "$T/x.json" ] && cells_of "$T/r3.json" >/dev/null && pass || fail "a refused calibrate --costs wrote or replaced a file"
 finish

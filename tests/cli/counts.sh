@@ -53,7 +53,11 @@ PY
 # counts cell of two matrices, one written to a short --out from one folder, one to a long --out
 # from another with a 20 kB larger environment, gives the identical counts block (instructions and
 # simulated misses; a longer path once moved jemalloc's count by 10,000 instructions).
+# Both price their counts at one machine-costs file (written here), so their estimated cycles are
+# the model's: user part + kernel part, recomputed below from the file's medians.
 short_dir=$T/s; long_dir=$T/$(printf 'a-much-longer-folder-name-%.0s' 1 2 3 4 5); mkdir -p "$short_dir" "$long_dir"
+"$ALLOCSTRESS" calibrate --costs --repeats 5 -o "$T/costs.json" >"$T/costs.log" 2>&1 || fail "calibrate --costs failed: $(tail -1 "$T/costs.log")"
+export ALLOCSTRESS_COSTS=$T/costs.json
 M=(matrix --allocators jemalloc,mimalloc --threads 1 --reps 1 --slots 65536 --max-size-exp 12 --counts --counts-iterations 200000)
 (cd "$short_dir" && "$ALLOCSTRESS" "${M[@]}" -o r.json >/dev/null 2>"$T/m1.log") || fail "matrix with a short --out failed: $(tail -1 "$T/m1.log")"
 (cd "$long_dir" && env ALLOCSTRESS_TEST_PADDING="$(head -c 20000 /dev/zero | tr '\0' p)" \
@@ -69,6 +73,23 @@ assert set(one) == set(two) == {"void", "jemalloc", "mimalloc"}, (set(one), set(
 for a in one:
     assert one[a] == two[a], (a, one[a]["instructions"], two[a]["instructions"], one[a]["events"], two[a]["events"])
 PY
+/usr/bin/python3 - "$short_dir/r.json" "$T/costs.json" <<'PY' && pass || fail "the estimated cycles are not the machine-costs model"
+import json, sys
+doc, costs = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["costs"]
+assert doc["context"]["machine_costs"]["file"] == sys.argv[2], doc["context"]["machine_costs"]
+m = {k: v["median"] for k, v in costs.items()}
+for e in doc["benchmarks"]:
+    if e.get("mode") != "counts" or e["run_type"] != "iteration":
+        continue
+    c, ev, k = e["counts"], e["counts"]["events"], e["counts"]["kernel_events"]
+    l1_misses, ram = ev["I1mr"] + ev["D1mr"] + ev["D1mw"], ev["ILmr"] + ev["DLmr"] + ev["DLmw"]
+    user = m["cycles_per_instruction"] * ev["Ir"] + (m["last_level_latency"] - m["l1_latency"]) * (l1_misses - ram) + (m["ram_latency"] - m["l1_latency"]) * ram
+    kernel = k["minor_faults"] * m["minor_fault"] + sum(n * m.get(name, m["syscall"]) for name, n in k["syscalls"].items())
+    assert abs(c["estimated_user_cycles"] - user) <= 1e-9 * user and abs(c["estimated_kernel_cycles"] - kernel) <= 1e-9 * max(kernel, 1), (e["allocator"], c, user, kernel)
+    assert c["estimated_cycles"] == c["estimated_user_cycles"] + c["estimated_kernel_cycles"] and "calibrated on this machine" in c["cost_model"], c
+    assert e["allocator"] == "void" or c["estimated_kernel_cycles"] > 0, (e["allocator"], k)
+PY
+unset ALLOCSTRESS_COSTS
 
 # 200000 of the 1e7 iterations the quick preset gives; the counts-iterations default caps at 1e6
 rec=$("$ALLOCSTRESS" run --allocator pool --slots 65536 --max-size-exp 12 --counts) || fail "counts with the default cap failed"

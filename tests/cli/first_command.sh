@@ -5,9 +5,12 @@
 source "$(dirname "$0")/lib.sh"
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 
+# The machine costs it measures first go to this test's folder, not the user's data folder.
+export ALLOCSTRESS_COSTS=$T/costs.json
 BUILD_DIR="$T/build" bash "$source_dir/scripts/run-matrix.sh" --allocators system,jemalloc --threads 1 --reps 2 --no-counts \
   "${TINY[@]}" -o "$T/r.json" >"$T/out" 2>"$T/err" || { fail "run-matrix.sh exited $?: $(tail -3 "$T/err")"; finish; exit 1; }
 [ -x "$T/build/allocstress" ] && pass || fail "no CLI in the fresh build directory"
+[ -s "$T/costs.json" ] && grep -q '"schema":"allocstress-machine-costs"' "$T/costs.json" && pass || fail "run-matrix.sh did not measure the machine costs"
 grep -q "^### Verdict" "$T/out" && pass || fail "the console output has no verdict"
 [ -s "$T/r-report/index.html" ] && grep -q "^report:  $T/r-report/index.html" "$T/out" && pass \
   || fail "run-matrix.sh did not end with the HTML report: $(grep -i "report" "$T/out" "$T/err" | tail -2)"

@@ -118,11 +118,8 @@ int CalibrateCommand::measure_costs() {
   const fs::path target = out.empty() ? default_machine_costs_path() : fs::path(out);
   std::error_code ec;
   if (fs::exists(target, ec)) {
-    try {
-      read_machine_costs(target);
-    } catch (const std::runtime_error&) {
+    if (!is_machine_costs_file(target))
       throw UsageError("output " + target.string() + " exists and is not a machine-costs file (accepted: a new path or older machine costs)");
-    }
   }
   const Topology topology;
   const nlohmann::json context = machine_context(topology, "");
@@ -154,6 +151,10 @@ int CalibrateCommand::measure_costs() {
   write_file_atomically(target, json_text(doc) + "\n");
   std::printf("%-24s %12s  %s\n", "cost", "median", "interval (ticks)");
   for (const auto& [name, c] : measured.items()) {
+    if (c.contains("value")) {
+      std::printf("%-24s %12.0f  %s\n", name.c_str(), c.at("value").get<double>(), "(a property of the machine)");
+      continue;
+    }
     if (c.contains("n/a")) {
       std::printf("%-24s %12s  %s\n", name.c_str(), "n/a", c.at("n/a").get<std::string>().c_str());
       continue;

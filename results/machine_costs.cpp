@@ -49,6 +49,12 @@ Json read_machine_costs(const std::filesystem::path& path) {
   return doc;
 }
 
+bool is_machine_costs_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  const Json doc = Json::parse(in, nullptr, false);
+  return doc.is_object() && doc.value("schema", "") == kMachineCostsSchemaName;
+}
+
 void check_machine_costs(const Json& doc, const std::filesystem::path& path) {
   if (!doc.is_object() || doc.value("schema", "") != kMachineCostsSchemaName || doc.value("schema_version", 0) != kMachineCostsSchemaVersion)
     throw std::runtime_error("machine costs " + path.string() + " is not an " + kMachineCostsSchemaName + " file of version " +
@@ -61,6 +67,8 @@ void check_machine_costs(const Json& doc, const std::filesystem::path& path) {
   for (const char* name : {"l1_latency", "last_level_latency", "ram_latency"})
     if (!has_median(doc.at("costs"), name))
       throw std::runtime_error("machine costs " + path.string() + " has no measured " + name + " (run `allocstress calibrate --costs` again)");
+  if (!doc.at("costs").value("lines_per_page", Json::object()).value("value", Json()).is_number())
+    throw std::runtime_error("machine costs " + path.string() + " has no lines_per_page (run `allocstress calibrate --costs` again)");
 }
 
 MachineCosts machine_costs_for_host(const std::filesystem::path& path, const std::string& host) {
@@ -91,6 +99,7 @@ MachineCosts machine_costs_for_host(const std::filesystem::path& path, const std
   costs.last_level_latency = c.at("last_level_latency").at("median").get<double>();
   costs.ram_latency = c.at("ram_latency").at("median").get<double>();
   for (const char* name : kKernelCosts) costs.kernel[name] = c.at(name).at("median").get<double>();
+  costs.lines_per_page = c.at("lines_per_page").at("value").get<double>();
   Json medians = Json::object();
   for (const char* name : kUserCosts)
     medians[name] = has_median(c, name) ? c.at(name).at("median") : Json("n/a: " + c.value(name, Json::object()).value("n/a", std::string("missing")));
@@ -100,13 +109,14 @@ MachineCosts machine_costs_for_host(const std::filesystem::path& path, const std
   return costs;
 }
 
-double user_cycles(const Json& events, const MachineCosts& costs) {
+double user_cycles(const Json& events, const MachineCosts& costs, double minor_faults) {
   if (!costs.calibrated) return double(estimated_cycles(events));
   const double l1_misses = count(events, "I1mr") + count(events, "D1mr") + count(events, "D1mw");
   const double ram = count(events, "ILmr") + count(events, "DLmr") + count(events, "DLmw");
-  const double ll_hits = std::max(l1_misses - ram, 0.0);
+  const double fresh = std::min(ram, costs.lines_per_page * minor_faults);
+  const double ll_hits = std::max(l1_misses - ram, 0.0) + fresh;
   return costs.cycles_per_instruction * count(events, "Ir") + std::max(costs.last_level_latency - costs.l1_latency, 0.0) * ll_hits +
-         std::max(costs.ram_latency - costs.l1_latency, 0.0) * ram;
+         std::max(costs.ram_latency - costs.l1_latency, 0.0) * (ram - fresh);
 }
 
 std::optional<double> kernel_cycles(const Json& kernel_events, const MachineCosts& costs) {
@@ -125,13 +135,15 @@ std::string estimated_cycles_formula(const MachineCosts& costs) {
     return "L1 hits + " + std::to_string(kIaiLastLevelWeight) + " x LL hits + " + std::to_string(kIaiRamWeight) +
            " x RAM hits (iai's fixed weights, Turner-Trauring); kernel events not priced: no machine costs for this host";
   return "this machine's costs (allocstress calibrate --costs): CPI x instructions + (LL - L1 latency) x LL hits + (RAM - L1 latency) x "
-         "RAM hits, plus faults and memory system calls x their measured costs";
+         "RAM hits, the first touches of freshly faulted pages (up to lines per page x faults) charged as LL hits, plus faults and memory "
+         "system calls x their measured costs";
 }
 
 void price_counts(Json& counts, const MachineCosts& costs) {
   const double units = counts.value("units", 0.0);
-  const Json user = user_cycles(counts.value("events", Json::object()), costs);
   const std::optional<double> kernel = kernel_cycles(counts.value("kernel_events", Json()), costs);
+  const double faults = kernel ? counts.at("kernel_events").at("minor_faults").get<double>() : 0.0;
+  const Json user = user_cycles(counts.value("events", Json::object()), costs, faults);
   counts["estimated_user_cycles"] = user;
   counts["estimated_user_cycles_per_unit"] = per(user, units);
   counts["estimated_kernel_cycles"] = kernel ? Json(*kernel) : Json(nullptr);

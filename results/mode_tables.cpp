@@ -1,6 +1,7 @@
 // The Markdown summary's tables of the cells that are not timing runs: the Gleipnir-style
 // simulated-cache table (mode "simulate") and the profile table (mode "profile").
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -99,6 +100,7 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
           "| D1 misses/pair (net) | LL misses/pair (net) | faults/1k pairs | memory syscalls/1k pairs |\n"
        << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::vector<double> counted, timed;
+    std::vector<std::array<double, 3>> timed_intervals;  // median, low, high of each timed value
     std::vector<std::string> per_worker;
     unsigned rank = 0;
     for (const Json* e : rows) {
@@ -126,9 +128,25 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
       if (!baseline && net(e).is_number() && med != nullptr && med->value("net_cycles_per_pair", Json()).is_number()) {
         counted.push_back(net(e).get<double>());
         timed.push_back(med->at("net_cycles_per_pair").get<double>());
+        const Json& iv = med->value("intervals", Json::object()).value("net_cycles_per_pair", Json());
+        timed_intervals.push_back(iv.is_object() && iv.value("low", Json()).is_number() && iv.value("high", Json()).is_number()
+                                      ? std::array<double, 3>{timed.back(), iv.at("low").get<double>(), iv.at("high").get<double>()}
+                                      : std::array<double, 3>{timed.back(), timed.back(), timed.back()});
       }
     }
     const std::optional<double> rho = spearman_rho(counted, timed);
+    // Where the timing tier can tell two allocators apart (their intervals do not overlap), does
+    // the counts tier order them the same way?  Inside a group of indistinguishable allocators
+    // the clock's order is its noise, and rho counts it.
+    std::size_t separated = 0, same_order = 0;
+    for (std::size_t i = 0; i < counted.size(); ++i)
+      for (std::size_t j = i + 1; j < counted.size(); ++j) {
+        const auto& a = timed_intervals[i];
+        const auto& b = timed_intervals[j];
+        if (!(a[2] < b[1] || b[2] < a[1])) continue;
+        ++separated;
+        same_order += (counted[i] < counted[j]) == (a[0] < b[0]);
+      }
     md << "\nEstimated cycles (" << c0.value("cost_model", std::string("cost model not recorded")) << ") = user part + kernel part: "
        << c0.at("estimated_cycles_formula").get<std::string>()
        << "; the user part from callgrind's simulated caches with this machine's L1d and last-level geometry"
@@ -149,6 +167,9 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     }
     md << " Rank agreement with the timing tier's median net cycles/pair at " << threads << (threads == 1 ? " thread: " : " threads: ")
        << (rho ? "Spearman rho " + fixed(Json(*rho), 2) + " over " + std::to_string(counted.size()) + " allocators" : std::string("n/a (fewer than 3 allocators in both)"))
+       << (separated > 0 ? "; of the " + std::to_string(separated) + " pairs the timing tier separates (intervals apart), " + std::to_string(same_order) +
+                                " in the same order"
+                          : std::string())
        << ".\n";
   }
 }

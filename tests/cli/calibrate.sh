@@ -71,8 +71,9 @@ import json, socket, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["schema"] == "allocstress-machine-costs" and doc["host_name"] == socket.gethostname(), doc
 names = {"cycles_per_instruction", "l1_latency", "last_level_latency", "ram_latency", "minor_fault", "mmap", "munmap", "madvise", "brk",
-         "mprotect", "mremap", "syscall"}
+         "mprotect", "mremap", "syscall", "lines_per_page"}
 assert set(doc["costs"]) == names, set(doc["costs"])
+assert doc["costs"].pop("lines_per_page")["value"] >= 1, doc["costs"]
 for name, c in doc["costs"].items():
     if name == "cycles_per_instruction" and "n/a" in c:
         continue  # not x86-64: the model charges 1 tick per instruction

@@ -44,6 +44,14 @@ TEST(MachineCosts, UserPartIsInstructionsAtCpiPlusMissPenalties) {
   EXPECT_DOUBLE_EQ(user_cycles(test_events(), test_costs()), 500 + 260 + 400);
 }
 
+TEST(MachineCosts, FirstTouchesOfFaultedPagesAreChargedAsLastLevelHits) {
+  MachineCosts c = test_costs();
+  c.lines_per_page = 2;
+  // 1 fault x 2 lines: 2 of the 4 RAM hits become LL hits: 500 + 10 x 28 + 100 x 2; 9 faults cover all 4
+  EXPECT_DOUBLE_EQ(user_cycles(test_events(), c, 1), 500 + 280 + 200);
+  EXPECT_DOUBLE_EQ(user_cycles(test_events(), c, 9), 500 + 300);
+}
+
 TEST(MachineCosts, KernelPartPricesFaultsAndEachCallByKindAndTheRestAsABareSyscall) {
   // 7 faults x 1000 + 2 mmap x 300 + munmap 400 + madvise 5000 + 3 brk x 200 + (4 futex + 1 prctl) x 100
   const auto k = kernel_cycles(test_kernel_events(), test_costs());
@@ -98,6 +106,7 @@ class MachineCostsFile : public ::testing::Test {
     for (const char* name : {"cycles_per_instruction", "l1_latency", "last_level_latency", "ram_latency", "minor_fault", "mmap", "munmap", "madvise",
                              "brk", "mprotect", "mremap", "syscall"})
       costs[name] = {{"median", 10.0}, {"low", 9.0}, {"high", 11.0}};
+    costs["lines_per_page"] = {{"value", 64}};
     return {{"schema", kMachineCostsSchemaName}, {"schema_version", kMachineCostsSchemaVersion}, {"host_name", host}, {"created", "today"},
             {"unit", "rdtsc ticks"}, {"costs", costs}};
   }

@@ -175,7 +175,6 @@ bool ProgramStudy::study_program(const std::string& name, const std::vector<Prog
     request.options = model_options(model, trace, fit, config);
     request.programs.clear();
     request.warmup_runs.reset();
-    request.counts = false;  // the fidelity table compares timing and memory rankings
     // replay takes the trace's thread count (fixed); fitted and the sized models the fit's,
     // at most this machine's PUs (rocksdb's fit has 3 threads; a 2-PU machine cannot place them).
     if (model != "replay")

@@ -75,6 +75,8 @@ void ProgramsCommand::add_to(CLI::App& app) {
   cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds, also of each trace and fit step (default 300)");
   cmd->add_option("-o,--out", out, "Results file (.json; default out/programs-<time>.json); the parts, traces and fits go to OUT-programs/");
   cmd->add_flag("--force", force, "Overwrite an existing results file and study folder");
+  cmd->add_flag("--counts", counts, "Also a counts cell (valgrind) per program, model and allocator: the fidelity table's counts rows, "
+                                    "the same on every run (default off: it adds a valgrind run per cell)");
 }
 
 int ProgramsCommand::execute(const std::string& command_line) {
@@ -106,7 +108,7 @@ int ProgramsCommand::execute(const std::string& command_line) {
   base.manifest = manifest;
   base.repetitions = reps;
   base.cell_timeout_s = timeout_s;
-  base.counts = false;  // the fidelity table compares timing and memory rankings
+  base.counts = counts;  // off: the fidelity table compares timing and memory rankings; on: its counts rows too
   ProgramStudy study(exe, command_line, results, base, force);
   // 1. The real programs, under the drop-ins (the others are refused by the program workloads).
   PlanRequest real = base;

@@ -28,6 +28,7 @@ struct ProgramsCommand {
   double timeout_s = 300;
   std::string out;
   bool force = false;
+  bool counts = false;  // --counts: a counts cell per program and model and allocator (the fidelity table's counts rows)
   void add_to(CLI::App& app);
   int execute(const std::string& command_line);
 };

@@ -36,6 +36,11 @@ LEVEL = st.CONFIDENCE
 RESAMPLES = st.BOOTSTRAP_RESAMPLES
 SEED = st.BOOTSTRAP_SEED
 ASPECTS = ("speed", "memory")
+COUNTS = "counts"  # the third aspect, where the results hold counts cells of the program (programs --counts)
+ALL_ASPECTS = ASPECTS + (COUNTS,)
+PROGRAM_COUNTS = "counts.estimated_cycles"             # a program's: its whole run, every process (no void baseline)
+MODEL_COUNTS = "counts.net_estimated_cycles_per_unit"  # a model's: per pair, net of void
+COUNTS_NOTE = "deterministic figures (one counts cell per allocator, the same on every run): no interval"
 NO_PROGRAMS = ("no real-program timing records (a program workload: prog-P of the shipped programs file, an entry of "
                "a programs file, or allocstress bench's program): the fidelity table compares programs with their models "
                "(accepted: a results file of `allocstress programs` or `allocstress bench --trace`, holding P's records "
@@ -49,9 +54,10 @@ COLUMNS = [
     ("model", "-", "The model workload instance (BASE:P)."),
     ("model_base", "-", "Its registry workload (replay, fitted, alloc-test, lifetime, ...)."),
     ("model_threads", "threads", "Threads of the model's records compared."),
-    ("aspect", "-", "speed or memory."),
-    ("program_metric", "-", "The program's figure ranked (wall_s, peak_rss_mib)."),
-    ("model_metric", "-", "The model's figure ranked (net_cycles_per_pair; peak_rss_bytes, or overhead_ratio when chosen)."),
+    ("aspect", "-", "speed, memory, or counts (the counts tier's estimated cycles, where the study ran counts cells: the same on every run)."),
+    ("program_metric", "-", "The program's figure ranked (wall_s, peak_rss_mib; counts.estimated_cycles)."),
+    ("model_metric", "-", "The model's figure ranked (net_cycles_per_pair; peak_rss_bytes, or overhead_ratio when chosen; "
+     "counts.net_estimated_cycles_per_unit)."),
     ("n", "count", "Allocators with a value of both figures (ok, undisturbed timing repetitions): the allocators ranked."),
     ("allocators", "-", "Those allocators, by the program's rank (fastest / leanest first)."),
     ("rho", "[-1, 1]", "Spearman's rank correlation of the program's per-allocator medians with the model's: 1 = the "
@@ -141,6 +147,33 @@ def timing_records(runs: Runs):
             if (e.get("run_type") == "iteration" and (e.get("mode") or "timing") == "timing"
                     and isinstance(e.get("workload"), str)):
                 yield run, e, e.get("status") == "ok" and not is_disturbed(e)
+
+
+def counts_figures(runs: Runs) -> dict[tuple, dict[str, float]]:
+    """(run, workload, threads) -> allocator -> the counts figure the fidelity table ranks
+    (PROGRAM_COUNTS for a program, MODEL_COUNTS for a model), from the ok counts records."""
+    out: dict[tuple, dict[str, float]] = {}
+    for run, doc in zip(runs.run_names(), runs.documents):
+        for e in doc["benchmarks"]:
+            if e.get("run_type") != "iteration" or e.get("mode") != "counts" or e.get("status") != "ok":
+                continue
+            counts = e.get("counts") or {}
+            v = counts.get(PROGRAM_COUNTS.split(".")[1] if is_program(e["workload"]) else MODEL_COUNTS.split(".")[1])
+            if _is_number(v):
+                out.setdefault((run, e["workload"], int(e["threads"])), {})[e["allocator"]] = float(v)
+    return out
+
+
+def _counts_row(run, program, prog_threads, model, model_threads, prog_counts, model_counts) -> dict:
+    """The counts aspect of one program x model: one value per allocator on each side, so rho has
+    no interval (COUNTS_NOTE)."""
+    result = correlate({a: np.array([v]) for a, v in prog_counts.items()}, {a: np.array([v]) for a, v in model_counts.items()})
+    if not model_counts:
+        result["note"] = f"the model has no counts cell at {model_threads} thread(s) (the counts tier runs it at 1 thread)"
+    elif math.isfinite(result["rho"]):
+        result["note"] = ""  # no interval by construction: the legend and the JSON ("counts") say why
+    return {"run": run, "program": program, "program_threads": prog_threads, "model": model, "model_base": catalogue.base_name(model),
+            "model_threads": model_threads, "aspect": COUNTS, "program_metric": PROGRAM_COUNTS, "model_metric": MODEL_COUNTS, **result}
 
 
 def _cell_values(records: list[dict], metric: str) -> tuple[np.ndarray, str]:
@@ -252,6 +285,7 @@ def fidelity_table(runs: Runs, model_memory: str = MODEL_MEMORY) -> pd.DataFrame
         seen.setdefault((run, e["workload"]), {})[int(e["threads"])] = None
         if usable:
             cells.setdefault((run, e["workload"], int(e["threads"])), {}).setdefault(e["allocator"], []).append(e)
+    counted = counts_figures(runs)
     programs = [key for key in seen if is_program(key[1])]
     if not programs:
         raise ResultsError(", ".join(runs.paths) + ": " + NO_PROGRAMS)
@@ -270,6 +304,9 @@ def fidelity_table(runs: Runs, model_memory: str = MODEL_MEMORY) -> pd.DataFrame
                         continue
                     rows += _rows(run, program, pt, model, model_threads, cells.get((run, program, pt), {}),
                                   cells.get((run, model, model_threads), {}), model_memory)
+                    if (run, program, pt) in counted:
+                        rows.append(_counts_row(run, program, pt, model, model_threads, counted[(run, program, pt)],
+                                                counted.get((run, model, model_threads), {})))
     return pd.DataFrame(rows, columns=COLUMN_NAMES)
 
 

@@ -26,7 +26,11 @@ def legend(table: pd.DataFrame) -> str:
             f"[interval] = {fd.LEVEL:.0%} percentile bootstrap of rho ({fd.RESAMPLES} resamples of every cell's "
             f"repetitions, program and model, fixed seed).  n = allocators ranked.  † = {fd.TOO_FEW} (n < "
             f"{fd.MIN_ALLOCATORS}).  Moved most = the allocator whose rank differs most, rank 1 = fastest / leanest.  "
-            f"A model agrees at rho >= {fd.AGREES} with the interval above 0, fails at rho <= {fd.FAILS}.")
+            f"A model agrees at rho >= {fd.AGREES} with the interval above 0, fails at rho <= {fd.FAILS}."
+            + ("  Counts: the program's estimated cycles of one run under callgrind against the model's net estimated "
+               "cycles per pair (the counts tier, priced at this machine's costs; a program's kernel part is not counted): "
+               "one figure per allocator, the same on every run, so no interval."
+               if (table["aspect"] == fd.COUNTS).any() else ""))
 
 
 WORDS = {"agrees": " ranks like the program", "partly": " ranks partly like the program", "fails": " does not",
@@ -62,23 +66,27 @@ def model_name(r) -> str:
 
 
 def _pairs(table: pd.DataFrame):
-    """(speed row, memory row) per run x program x model x threads, in table order."""
+    """(speed row, memory row, counts row or None) per run x program x model x threads, in table order."""
     keys = ["run", "program", "program_threads", "model", "model_threads"]
     for _, group in table.groupby(keys, sort=False, dropna=False):
         by = {r["aspect"]: r for _, r in group.iterrows()}
-        yield by["speed"], by["memory"]
+        yield by["speed"], by["memory"], by.get(fd.COUNTS)
 
 
 def markdown_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Headers and text cells: one row per program x model."""
     multi_run = table["run"].nunique() > 1
-    headers = (["run"] if multi_run else []) + ["program", "model", "n", "speed rho [95% interval]", "speed: moved most",
-                                               "memory rho [95% interval]", "memory: moved most"]
+    counted = bool((table["aspect"] == fd.COUNTS).any())
+    headers = ((["run"] if multi_run else []) + ["program", "model", "n", "speed rho [95% interval]", "speed: moved most",
+                                                "memory rho [95% interval]", "memory: moved most"]
+               + (["counts rho (same on every run)", "counts: moved most"] if counted else []))
     rows = []
-    for speed, memory in _pairs(table):
+    for speed, memory, counts in _pairs(table):
         n = str(speed["n"]) if speed["n"] == memory["n"] else f"{speed['n']} / {memory['n']}"
         rows.append(([speed["run"]] if multi_run else []) + [speed["program"], model_name(speed), n, rho_text(speed),
-                                                           moved_text(speed) or "-", rho_text(memory), moved_text(memory) or "-"])
+                                                           moved_text(speed) or "-", rho_text(memory), moved_text(memory) or "-"]
+                    + ([rho_text(counts) if counts is not None else "n/a", (moved_text(counts) or "-") if counts is not None else "-"]
+                       if counted else []))
     return headers, rows
 
 
@@ -117,7 +125,7 @@ def readings(table: pd.DataFrame) -> list[tuple[str, str, str]]:
     for run, program, rows in _programs(table):
         text = _one_reason(rows) or " ".join(
             f"{aspect.capitalize()}: " + "; ".join(_phrase(r) for r in rows if r["aspect"] == aspect) + "."
-            for aspect in fd.ASPECTS)
+            for aspect in fd.ALL_ASPECTS if any(r["aspect"] == aspect for r in rows))
         out.append((run, program, text))
     return out
 
@@ -166,7 +174,7 @@ def to_dict(table: pd.DataFrame) -> dict:
     """The table as JSON-ready data: rows (COLUMNS, NaN as null), readings, and how rho and its interval were computed."""
     return {"statistic": "Spearman rank correlation of per-allocator medians", "interval": "percentile bootstrap",
             "model_memory": [m for m in dict.fromkeys(table.loc[table["aspect"] == "memory", "model_metric"]) if m],
-            "level": fd.LEVEL, "resamples": fd.RESAMPLES, "seed": fd.SEED, "min_allocators": fd.MIN_ALLOCATORS,
+            "level": fd.LEVEL, "resamples": fd.RESAMPLES, "seed": fd.SEED, "min_allocators": fd.MIN_ALLOCATORS, "counts": fd.COUNTS_NOTE,
             "rows": [{c: _plain(r[c]) for c in fd.COLUMN_NAMES} for _, r in table.iterrows()],
             "readings": [{"run": run, "program": program, "reading": text} for run, program, text in readings(table)]}
 

@@ -39,7 +39,8 @@ def compare(a, b, metric: str | None = None, threshold=compare_decision.DEFAULT_
 
 def fidelity(source, model_memory: str = "peak_rss_bytes"):
     """The fidelity table of the results files `source` (a path, glob or list, as for load): a
-    DataFrame with one row per program x model x aspect (speed, memory) holding Spearman's rho of
+    DataFrame with one row per program x model x aspect (speed, memory; counts where the study ran
+    counts cells: one figure per allocator, no interval) holding Spearman's rho of
     the allocators' medians, its bootstrap interval, n, the too-few flag, the verdict and the
     allocator that moved most (columns: allocstress.fidelity.COLUMNS); `df.attrs["readings"]`:
     [(run, program, reading)].  model_memory: the models' memory figure, peak_rss_bytes or

@@ -133,7 +133,7 @@ std::optional<double> kernel_cycles(const Json& kernel_events, const MachineCost
 std::string estimated_cycles_formula(const MachineCosts& costs) {
   if (!costs.calibrated)
     return "L1 hits + " + std::to_string(kIaiLastLevelWeight) + " x LL hits + " + std::to_string(kIaiRamWeight) +
-           " x RAM hits (iai's fixed weights, Turner-Trauring); kernel events not priced: no machine costs for this host";
+           " x RAM hits (iai's fixed weights, Turner-Trauring); kernel events not priced: no usable machine costs for this host";
   return "this machine's costs (allocstress calibrate --costs): CPI x instructions + (LL - L1 latency) x LL hits + (RAM - L1 latency) x "
          "RAM hits, the first touches of freshly faulted pages (up to lines per page x faults) charged as LL hits, plus faults and memory "
          "system calls x their measured costs";
@@ -149,7 +149,7 @@ void price_counts(Json& counts, const MachineCosts& costs) {
   counts["estimated_kernel_cycles"] = kernel ? Json(*kernel) : Json(nullptr);
   counts["estimated_kernel_cycles_per_unit"] = per(counts["estimated_kernel_cycles"], units);
   if (!kernel)
-    counts["kernel_cycles_na"] = !costs.calibrated ? "no machine costs for this host"
+    counts["kernel_cycles_na"] = !costs.calibrated ? "no usable machine costs for this host (context.machine_costs says why)"
                                  : counts.value("kernel_events", Json::object()).contains("n/a")
                                      ? "no kernel events: " + counts.at("kernel_events").at("n/a").get<std::string>()
                                      : std::string("no kernel events in this record");
@@ -157,7 +157,7 @@ void price_counts(Json& counts, const MachineCosts& costs) {
   counts["estimated_cycles_per_unit"] = per(counts["estimated_cycles"], units);
   counts["estimated_cycles_formula"] = estimated_cycles_formula(costs);
   counts["cost_model"] = costs.calibrated ? "a model of the clock calibrated on this machine (machine costs of " + costs.source.value("created", std::string("?")) + ")"
-                                          : std::string("uncalibrated: iai's fixed weights, kernel events not priced (no machine costs for this host)");
+                                          : std::string("uncalibrated: iai's fixed weights, kernel events not priced (context.machine_costs says why)");
   // The allocator's calls and each worker (N threads) carry their own events: their user part.
   auto price_user = [&](Json& block, double block_units) {
     if (!block.is_object() || !block.contains("events")) return;

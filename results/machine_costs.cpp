@@ -132,7 +132,7 @@ std::optional<double> kernel_cycles(const Json& kernel_events, const MachineCost
 
 std::string estimated_cycles_formula(const MachineCosts& costs) {
   if (!costs.calibrated)
-    return "L1 hits + " + std::to_string(kIaiLastLevelWeight) + " x LL hits + " + std::to_string(kIaiRamWeight) +
+    return "L1 hits + " + std::to_string(kLastLevelHitWeight) + " x LL hits + " + std::to_string(kRamHitWeight) +
            " x RAM hits (iai's fixed weights, Turner-Trauring); kernel events not priced: no usable machine costs for this host";
   return "this machine's costs (allocstress calibrate --costs): CPI x instructions + (LL - L1 latency) x LL hits + (RAM - L1 latency) x "
          "RAM hits, the first touches of freshly faulted pages (up to lines per page x faults) charged as LL hits, plus faults and memory "

@@ -30,7 +30,6 @@ namespace allocstress {
 
 inline constexpr const char* kMachineCostsSchemaName = "allocstress-machine-costs";
 inline constexpr int kMachineCostsSchemaVersion = 1;
-inline constexpr unsigned kIaiLastLevelWeight = 5, kIaiRamWeight = 35;
 
 struct MachineCosts {
   bool calibrated = false;

@@ -10,7 +10,6 @@
 #include <set>
 #include <sstream>
 
-#include "platform/busy_processes.hpp"
 #include "platform/cost_measurements.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
@@ -131,9 +130,9 @@ int CalibrateCommand::measure_costs() {
       return 0;
     }
   }
-  for (const BusyProcess& p : busy_processes())
-    std::fprintf(stderr, "allocstress: warning: %s (pid %d) uses %.0f%% of a CPU: the costs will be noisier than on a quiet host\n", p.name.c_str(), p.pid,
-                 p.cpu_percent);
+  for (const nlohmann::json& p : context.value("busy_processes", nlohmann::json::array()))  // sampled by machine_context
+    std::fprintf(stderr, "allocstress: warning: %s (pid %d) uses %.0f%% of a CPU: the costs will be noisier than on a quiet host\n",
+                 p.value("name", "?").c_str(), p.value("pid", 0), p.value("cpu_percent", 0.0));
   const nlohmann::json measured = measure_machine_costs(repeats);
   const nlohmann::json doc = {{"schema", kMachineCostsSchemaName},
                               {"schema_version", kMachineCostsSchemaVersion},

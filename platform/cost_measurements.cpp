@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -230,13 +230,16 @@ Cost map_or_unmap(bool timed_unmap) {
   return {timed_unmap ? "munmap" : "mmap",
           "ticks per " + std::string(timed_unmap ? "munmap" : "mmap") + " of " + kPagesText + " untouched private anonymous pages (256 calls per batch)",
           [timed_unmap] {
-            std::vector<void*> maps(kCallsPerBatch);
+            std::vector<void*> maps(kCallsPerBatch, MAP_FAILED);
             const std::uint64_t t0 = cycle_counter_begin();
-            for (void*& p : maps) {
-              p = ::mmap(nullptr, kCostPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-              if (p == MAP_FAILED) throw Unmeasurable{std::string("mmap failed: ") + std::strerror(errno)};
-            }
+            for (void*& p : maps) p = ::mmap(nullptr, kCostPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             const std::uint64_t t1 = cycle_counter_begin();
+            if (std::find(maps.begin(), maps.end(), MAP_FAILED) != maps.end()) {  // give back what was mapped, then n/a
+              const int error = errno;
+              for (void* p : maps)
+                if (p != MAP_FAILED) ::munmap(p, kCostPages * kPage);
+              throw Unmeasurable{std::string("mmap failed: ") + std::strerror(error)};
+            }
             for (void* p : maps) ::munmap(p, kCostPages * kPage);
             const std::uint64_t t2 = cycle_counter_end();
             return double(timed_unmap ? t2 - t1 : t1 - t0) / kCallsPerBatch;

@@ -1,10 +1,10 @@
 // The Markdown summary's tables of the cells that are not timing runs: the Gleipnir-style
 // simulated-cache table (mode "simulate") and the profile table (mode "profile").
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "results/fit_evaluation.hpp"
 #include "results/results_summary.hpp"
@@ -100,7 +100,7 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
           "| D1 misses/pair (net) | LL misses/pair (net) | faults/1k pairs | memory syscalls/1k pairs |\n"
        << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::vector<double> counted, timed;
-    std::vector<std::array<double, 3>> timed_intervals;  // median, low, high of each timed value
+    std::vector<std::pair<double, double>> timed_intervals;  // the interval of each timed median
     std::vector<std::string> per_worker;
     unsigned rank = 0;
     for (const Json* e : rows) {
@@ -130,8 +130,8 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
         timed.push_back(med->at("net_cycles_per_pair").get<double>());
         const Json& iv = med->value("intervals", Json::object()).value("net_cycles_per_pair", Json());
         timed_intervals.push_back(iv.is_object() && iv.value("low", Json()).is_number() && iv.value("high", Json()).is_number()
-                                      ? std::array<double, 3>{timed.back(), iv.at("low").get<double>(), iv.at("high").get<double>()}
-                                      : std::array<double, 3>{timed.back(), timed.back(), timed.back()});
+                                      ? std::pair{iv.at("low").get<double>(), iv.at("high").get<double>()}
+                                      : std::pair{timed.back(), timed.back()});
       }
     }
     const std::optional<double> rho = spearman_rho(counted, timed);
@@ -141,11 +141,11 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     std::size_t separated = 0, same_order = 0;
     for (std::size_t i = 0; i < counted.size(); ++i)
       for (std::size_t j = i + 1; j < counted.size(); ++j) {
-        const auto& a = timed_intervals[i];
-        const auto& b = timed_intervals[j];
-        if (!(a[2] < b[1] || b[2] < a[1])) continue;
+        const auto& [a_low, a_high] = timed_intervals[i];
+        const auto& [b_low, b_high] = timed_intervals[j];
+        if (!(a_high < b_low || b_high < a_low)) continue;
         ++separated;
-        same_order += (counted[i] < counted[j]) == (a[0] < b[0]);
+        same_order += (counted[i] < counted[j]) == (timed[i] < timed[j]);
       }
     md << "\nEstimated cycles (" << c0.value("cost_model", std::string("cost model not recorded")) << ") = user part + kernel part: "
        << c0.at("estimated_cycles_formula").get<std::string>()

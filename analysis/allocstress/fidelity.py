@@ -38,8 +38,9 @@ SEED = st.BOOTSTRAP_SEED
 ASPECTS = ("speed", "memory")
 COUNTS = "counts"  # the third aspect, where the results hold counts cells of the program (programs --counts)
 ALL_ASPECTS = ASPECTS + (COUNTS,)
-PROGRAM_COUNTS = "counts.estimated_cycles"             # a program's: its whole run, every process (no void baseline)
-MODEL_COUNTS = "counts.net_estimated_cycles_per_unit"  # a model's: per pair, net of void
+PROGRAM_COUNTS_FIELD = "estimated_cycles"             # a program's counts figure: its whole run, every process (no void baseline)
+MODEL_COUNTS_FIELD = "net_estimated_cycles_per_unit"  # a model's: per pair, net of void
+PROGRAM_COUNTS, MODEL_COUNTS = "counts." + PROGRAM_COUNTS_FIELD, "counts." + MODEL_COUNTS_FIELD  # as the rows name them
 COUNTS_NOTE = "deterministic figures (one counts cell per allocator, the same on every run): no interval"
 NO_PROGRAMS = ("no real-program timing records (a program workload: prog-P of the shipped programs file, an entry of "
                "a programs file, or allocstress bench's program): the fidelity table compares programs with their models "
@@ -158,7 +159,7 @@ def counts_figures(runs: Runs) -> dict[tuple, dict[str, float]]:
             if e.get("run_type") != "iteration" or e.get("mode") != "counts" or e.get("status") != "ok":
                 continue
             counts = e.get("counts") or {}
-            v = counts.get(PROGRAM_COUNTS.split(".")[1] if is_program(e["workload"]) else MODEL_COUNTS.split(".")[1])
+            v = counts.get(PROGRAM_COUNTS_FIELD if is_program(e["workload"]) else MODEL_COUNTS_FIELD)
             if _is_number(v):
                 out.setdefault((run, e["workload"], int(e["threads"])), {})[e["allocator"]] = float(v)
     return out

@@ -83,10 +83,10 @@ def markdown_rows(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     rows = []
     for speed, memory, counts in _pairs(table):
         n = str(speed["n"]) if speed["n"] == memory["n"] else f"{speed['n']} / {memory['n']}"
+        counts_cells = [rho_text(counts), moved_text(counts) or "-"] if counts is not None else ["n/a", "-"]
         rows.append(([speed["run"]] if multi_run else []) + [speed["program"], model_name(speed), n, rho_text(speed),
                                                            moved_text(speed) or "-", rho_text(memory), moved_text(memory) or "-"]
-                    + ([rho_text(counts) if counts is not None else "n/a", (moved_text(counts) or "-") if counts is not None else "-"]
-                       if counted else []))
+                    + (counts_cells if counted else []))
     return headers, rows
 
 

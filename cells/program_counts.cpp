@@ -3,6 +3,7 @@
 // estimated cycles of every process, summed, and the allocator's share: the inclusive cost of the
 // calls into it (platform/instruction_counts.hpp, the program rule).  The environment the program
 // gets is the user's (no per-run paths), so a single-threaded program counts the same on every run.
+// Then the kernel's part: two native runs in the same world (program_kernel_events below).
 #include <fstream>
 
 #include "allocators/drop_in/malloc_provider.hpp"
@@ -11,6 +12,7 @@
 #include "platform/callgrind_profile.hpp"
 #include "platform/child_process.hpp"
 #include "platform/instruction_counts.hpp"
+#include "platform/syscall_trace.hpp"
 
 namespace allocstress {
 
@@ -46,6 +48,53 @@ fs::path virtual_clock_library() {
   return p;
 }
 
+// Runs the prepare command, if there is one; "" or why it failed.
+std::string prepare(const std::vector<std::string>& command, const std::string& working_directory, double timeout_s) {
+  if (command.empty()) return "";
+  const ProgramOutcome done = run_program({command, working_directory, unpreloaded_environment()}, timeout_s);
+  return done.succeeded() ? "" : "the prepare command failed: " + done.failure();
+}
+
+// The `kernel_events` block of a program's whole run, in the world of its run under callgrind
+// (`spec`: the same command, environment -- allocator and virtual clock -- and folder, address
+// randomisation off), the prepare command before each run.  Two native runs: the faults from
+// wait4's rusage of the whole tree (the program and every descendant it waited for), and the
+// system calls from strace -f -c, whose own faults would otherwise be counted with the program's.
+// {"n/a": why} when strace is missing or a run fails.
+nlohmann::json program_kernel_events(ProgramSpec spec, const std::vector<std::string>& prepare_command, double timeout_s, bool single) {
+  if (const std::string missing = syscall_trace_unavailable(); !missing.empty()) return {{"n/a", missing}};
+  TemporaryFolder scratch{make_temporary_folder("allocstress-program-kernel-")};
+  spec.fixed_addresses = true;
+  std::string failure = prepare(prepare_command, spec.working_directory, timeout_s);
+  const ProgramOutcome native = failure.empty() ? run_program(spec, timeout_s) : ProgramOutcome{};
+  if (failure.empty() && !native.succeeded()) failure = "the native run " + native.failure().substr(std::string("the program ").size());
+  if (failure.empty()) failure = prepare(prepare_command, spec.working_directory, timeout_s);
+  const std::filesystem::path summary = scratch.dir / "syscalls.txt";
+  if (failure.empty()) {
+    ProgramSpec traced = spec;
+    traced.argv = syscall_count_command(spec.argv, summary);
+    const ProgramOutcome o = run_program(traced, timeout_s);
+    if (!o.succeeded()) failure = "the run under strace " + o.failure().substr(std::string("the program ").size());
+  }
+  nlohmann::json syscalls;
+  try {
+    if (failure.empty()) syscalls = syscalls_in_summary(summary).at("counts");
+  } catch (const std::runtime_error& e) {
+    failure = e.what();
+  }
+  if (!failure.empty()) return {{"n/a", "kernel events not counted: " + failure}};
+  nlohmann::json events = kernel_event_figures(native.minor_faults, native.major_faults, syscalls, 1, "run");
+  events["reproducibility"] =
+      single ? "near-exact: system calls identical from run to run; the faults of a whole process vary by a few (a lua script: 965-970 over "
+               "20 runs, /bin/true 142-145, 2026-11-27), held to 0.5% by the tests"
+             : "varies: processes or threads that race move the faults and the futex calls between runs";
+  events["provenance"] = "two native runs of the program as under callgrind (its environment and allocator, the virtual clock, address "
+                         "randomisation off; not under valgrind): faults from wait4's rusage of the whole tree (the process from fork "
+                         "on, and every descendant it waited for), system calls of every process and thread counted by strace -f -c in "
+                         "the second run; the memory calls by kind, the rest as `other`";
+  return events;
+}
+
 }  // namespace
 
 nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& params, const nlohmann::json& inputs,
@@ -55,13 +104,8 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
                              "load (its timeouts, its pacing) would not be the one the timing runs measured");
   TemporaryFolder scratch{make_temporary_folder("allocstress-program-counts-")};
   const ProgramInvocation how = program_invocation(p, params, inputs);
-  if (const std::vector<std::string> prepare = prepare_invocation(p, params, inputs); !prepare.empty()) {
-    const ProgramOutcome done = run_program({prepare, how.working_directory, unpreloaded_environment()}, timeout_s);
-    if (!done.succeeded()) {
-      failure = "the prepare command failed: " + done.failure();
-      return nullptr;
-    }
-  }
+  const std::vector<std::string> prepare_command = prepare_invocation(p, params, inputs);
+  if (failure = prepare(prepare_command, how.working_directory, timeout_s); !failure.empty()) return nullptr;
   const std::vector<std::string> argv = program_counts_command(how.argv, scratch.dir);
   // The virtual clock after the allocator (it defines no malloc): allocators that read the clock
   // (decay, purge delays) decide the same on every run (run/virtual_clock.c).
@@ -104,8 +148,10 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
   counts["processes"] = std::move(processes);
   counts["allocator_library"] = library;
   counts["command"] = shell_command_line(argv);
+  const bool single = files.size() == 1 && params.value("program_threads", 1u) == 1;
+  counts["kernel_events"] = program_kernel_events({how.argv, how.working_directory, env}, prepare_command, timeout_s, single);
   counts["reproducibility"] =
-      files.size() == 1 && params.value("program_threads", 1u) == 1
+      single
           ? std::string("near-exact: one process, address randomisation off, the user's environment; two studies of prog-lua gave "
                         "identical figures under jemalloc and tcmalloc_minimal and moved the whole run by up to 0.25% under glibc and "
                         "mimalloc (2026-11-27)")

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -143,6 +144,7 @@ RunningProgram::RunningProgram(const ProgramSpec& spec) : spec_(spec) {
   cargv.push_back(nullptr);
   const char* cwd = spec.working_directory.empty() ? nullptr : spec.working_directory.c_str();
   const pid_t parent = getpid();
+  const bool fixed_addresses = spec.fixed_addresses;
   pid_ = fork();
   if (pid_ < 0) {
     outcome_.spawn_error = std::string("fork: ") + std::strerror(errno);
@@ -157,6 +159,10 @@ RunningProgram::RunningProgram(const ProgramSpec& spec) : spec_(spec) {
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     if (cwd != nullptr && chdir(cwd) != 0) _exit(126);
+    if (fixed_addresses) {
+      const int now = personality(0xffffffff);  // reads the persona without changing it
+      if (now != -1) personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE);
+    }
     execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }

@@ -22,6 +22,8 @@ struct ProgramSpec {
   std::vector<std::string> argv;  // argv[0] an absolute path
   std::string working_directory;  // "" = this process's
   EnvironmentChanges environment; // applied to this process's environment (LD_PRELOAD is inherited)
+  bool fixed_addresses = false;   // address randomisation off (personality ADDR_NO_RANDOMIZE), for
+                                  // the whole tree: what the counts tier's runs need to repeat
 };
 
 struct ProgramOutcome {

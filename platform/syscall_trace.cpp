@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 namespace allocstress {
@@ -91,6 +92,58 @@ nlohmann::json syscalls_in_phase(const std::filesystem::path& trace) {
           {"counts", counts},
           {"time_ns", time_ns},
           {"provenance", {{"counts", "exact"}, {"time_ns", "measured under strace: tracing inflates it"}}}};
+}
+
+std::vector<std::string> syscall_count_command(const std::vector<std::string>& argv, const std::filesystem::path& summary) {
+  std::vector<std::string> command = {kStrace, "-f", "-c", "-U", "calls,name", "-qq", "-o", summary.string()};
+  command.insert(command.end(), argv.begin(), argv.end());
+  return command;
+}
+
+nlohmann::json syscalls_in_summary(const std::filesystem::path& summary) {
+  std::ifstream in(summary);
+  if (!in) throw std::runtime_error("strace's summary " + summary.string() + " could not be read");
+  std::map<std::string, std::uint64_t> counts, others;
+  for (const char* s : kTracedSyscalls) counts[s] = 0;
+  counts["other"] = 0;
+  bool total_seen = false;
+  std::string line;
+  while (std::getline(in, line)) {  // "    calls syscall": a count, then the call's name
+    std::istringstream fields(line);
+    std::uint64_t n = 0;
+    std::string name, extra;
+    if (!(fields >> n >> name) || (fields >> extra)) continue;  // the heading, the rules
+    if (name == "total") {
+      total_seen = true;
+      continue;
+    }
+    if (traced(name)) counts[name] += n;
+    else counts["other"] += n, others[name] += n;
+  }
+  if (!total_seen) throw std::runtime_error("strace's summary " + summary.string() + " has no total line (did strace end early?)");
+  return {{"tool", "strace -f -c (the whole run: every process and thread of the tree)"},
+          {"counts", counts},
+          {"other_calls", others},
+          {"provenance", {{"counts", "exact"}}}};
+}
+
+nlohmann::json kernel_event_figures(std::uint64_t minor_faults, std::uint64_t major_faults, const nlohmann::json& syscalls, double units,
+                                    const char* unit) {
+  auto per = [&](double n) { return units > 0 ? n / units : 0.0; };
+  std::uint64_t calls = 0;
+  nlohmann::json per_unit = nlohmann::json::object();
+  for (const auto& [name, n] : syscalls.items()) {
+    calls += n.get<std::uint64_t>();
+    per_unit[name] = per(n.get<double>());
+  }
+  return {{"minor_faults", minor_faults},
+          {"major_faults", major_faults},
+          {"syscalls", syscalls},
+          {"syscalls_total", calls},
+          {"minor_faults_per_unit", per(double(minor_faults))},
+          {"syscalls_per_unit", per_unit},
+          {"syscalls_total_per_unit", per(double(calls))},
+          {"unit", unit}};
 }
 
 }  // namespace allocstress

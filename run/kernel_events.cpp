@@ -37,27 +37,16 @@ nlohmann::json count_kernel_events(const std::string& executable, const std::fil
     return {{"n/a", e.what()}};
   }
   const std::uint64_t minor = native.value("workers_minor_faults", std::uint64_t{0}), major = native.value("workers_major_faults", std::uint64_t{0});
-  std::uint64_t calls = 0;
-  nlohmann::json per_unit = nlohmann::json::object();
-  for (const auto& [name, n] : syscalls.items()) {
-    calls += n.get<std::uint64_t>();
-    per_unit[name] = units > 0 ? n.get<double>() / units : 0.0;
-  }
-  return {{"minor_faults", minor},
-          {"major_faults", major},
-          {"syscalls", syscalls},
-          {"syscalls_total", calls},
-          {"minor_faults_per_unit", units > 0 ? double(minor) / units : 0.0},
-          {"syscalls_per_unit", per_unit},
-          {"syscalls_total_per_unit", units > 0 ? double(calls) / units : 0.0},
-          {"unit", unit},
+  nlohmann::json events = kernel_event_figures(minor, major, syscalls, units, unit);
+  events.update(nlohmann::json{
           {"reproducibility",
            threads == 1 ? "exact: one thread, address randomisation off, the virtual clock; identical in every run seen"
                         : "varies: a native run of N threads interleaves them differently each time: faults within a few percent, "
                           "futex calls (lock contention, and the harness's barriers at the phase's ends) by much more"},
           {"provenance", "a native run of the same cell (not under valgrind; its working directory, environment and virtual clock, "
                          "address randomisation off): faults from the workers' getrusage over their run() (RUSAGE_THREAD, summed), "
-                         "system calls counted by strace -f --seccomp-bpf between the phase markers"}};
+                         "system calls counted by strace -f --seccomp-bpf between the phase markers"}});
+  return events;
 }
 
 }  // namespace allocstress

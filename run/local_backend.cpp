@@ -85,6 +85,8 @@ namespace {
 // How long a real program takes under callgrind (cache simulation on): about this many times its
 // own wall time, plus valgrind's start (bench/README.md, "Program counts").
 constexpr double kCallgrindSlowdown = 60, kCallgrindStartS = 1.5;
+// The kernel events' two native runs (cells/program_counts.cpp): one plain, one under strace -c.
+constexpr double kNativeRunsSlowdown = 3;
 
 // The warm-up runs of the program workloads (MatrixPlan::warmup_runs), before any measured cell:
 // the first round verifies each (workload, allocator) -- the allocator reached the program, which
@@ -120,14 +122,15 @@ std::string program_counts_estimate(const std::vector<MatrixCell>& cells, const 
     std::vector<double>& w = walls[c.cell.workload];
     std::sort(w.begin(), w.end());
     const double median = w.empty() ? 1.0 : w[w.size() / 2];
-    expected_s += kCallgrindStartS + kCallgrindSlowdown * median;
+    expected_s += kCallgrindStartS + (kCallgrindSlowdown + kNativeRunsSlowdown) * median;
     ++n;
   }
-  char line[240];
+  char line[320];
   std::snprintf(line, sizeof line,
-                "counts tier: %zu program run(s) under callgrind, expected to take about %.0f s (the timing runs' median wall time x %.0f, "
-                "callgrind's usual slowdown with its cache simulator, plus %.0f s to start each)",
-                n, expected_s, kCallgrindSlowdown, kCallgrindStartS);
+                "counts tier: %zu program run(s) under callgrind and twice natively, expected to take about %.0f s (the timing runs' "
+                "median wall time x %.0f, callgrind's usual slowdown with its cache simulator, plus %.0f s to start each, plus x %.0f "
+                "for the native runs)",
+                n, expected_s, kCallgrindSlowdown, kCallgrindStartS, kNativeRunsSlowdown);
   return line;
 }
 

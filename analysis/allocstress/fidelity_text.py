@@ -28,7 +28,7 @@ def legend(table: pd.DataFrame) -> str:
             f"{fd.MIN_ALLOCATORS}).  Moved most = the allocator whose rank differs most, rank 1 = fastest / leanest.  "
             f"A model agrees at rho >= {fd.AGREES} with the interval above 0, fails at rho <= {fd.FAILS}."
             + ("  Counts: the program's estimated cycles of one run under callgrind against the model's net estimated "
-               "cycles per pair (the counts tier, priced at this machine's costs; a program's kernel part is not counted): "
+               "cycles per pair (the counts tier, priced at this machine's costs, the kernel's faults and calls included): "
                "one figure per allocator, the same on every run, so no interval."
                if (table["aspect"] == fd.COUNTS).any() else ""))
 

@@ -148,5 +148,32 @@ TEST(SyscallTrace, CountsOnlyBetweenTheMarkersAndJoinsResumedCalls) {
   std::filesystem::remove(path);
 }
 
+TEST(SyscallTrace, SummaryCountsMemoryCallsByKindAndTheRestAsOther) {
+  const auto path = std::filesystem::temp_directory_path() / "allocstress-strace-summary-test";
+  std::ofstream(path) << "    calls syscall\n"
+                         "--------- ----------------\n"
+                         "       44 mmap\n"
+                         "        4 munmap\n"
+                         "       27 brk\n"
+                         "       36 openat\n"
+                         "        9 read\n"
+                         "--------- ----------------\n"
+                         "      120 total\n";
+  const auto s = syscalls_in_summary(path);
+  EXPECT_EQ(s["counts"]["mmap"], 44);
+  EXPECT_EQ(s["counts"]["munmap"], 4);
+  EXPECT_EQ(s["counts"]["brk"], 27);
+  EXPECT_EQ(s["counts"]["madvise"], 0);
+  EXPECT_EQ(s["counts"]["other"], 45);
+  EXPECT_EQ(s["other_calls"]["openat"], 36);
+  const auto figures = kernel_event_figures(10, 1, s["counts"], 4, "pair");
+  EXPECT_EQ(figures["syscalls_total"], 120);
+  EXPECT_DOUBLE_EQ(figures["syscalls_total_per_unit"].get<double>(), 30.0);
+  EXPECT_DOUBLE_EQ(figures["minor_faults_per_unit"].get<double>(), 2.5);
+  std::ofstream(path) << "    calls syscall\n       44 mmap\n";
+  EXPECT_THROW(syscalls_in_summary(path), std::runtime_error);  // strace ended before its total
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace allocstress

@@ -274,12 +274,20 @@ Cost brk_growth() {
 }
 
 Cost mprotect_cost() {
-  return {"mprotect", "ticks per mprotect of " + kPagesText + " untouched pages, alternating read-only and read-write (256 calls per batch)", [] {
-            void* p = map_pages(kCostPages);
+  // The pages sit in the middle of a mapping three times their size, so every call splits the
+  // mapping or merges it back whatever lies around it (a growing arena, a guard page); a mapping
+  // of their own merged with a neighbour or not depending on the process's layout, and its cost
+  // moved by half between calibrations.
+  return {"mprotect",
+          "ticks per mprotect of " + kPagesText + " untouched pages in the middle of a mapping of " + std::to_string(3 * kCostPages) +
+              ", alternating read-only (a split) and read-write (the merge back) (256 calls per batch)",
+          [] {
+            char* whole = static_cast<char*>(map_pages(3 * kCostPages));
+            char* p = whole + kCostPages * kPage;
             const std::uint64_t t0 = cycle_counter_begin();
             for (unsigned i = 0; i < kCallsPerBatch; ++i) ::mprotect(p, kCostPages * kPage, i % 2 ? PROT_READ | PROT_WRITE : PROT_READ);
             const std::uint64_t t1 = cycle_counter_end();
-            ::munmap(p, kCostPages * kPage);
+            ::munmap(whole, 3 * kCostPages * kPage);
             return double(t1 - t0) / kCallsPerBatch;
           }};
 }

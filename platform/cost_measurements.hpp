@@ -22,7 +22,9 @@
 //   mmap, munmap            one call each for a mapping of kCostPages untouched pages.
 //   madvise                 MADV_DONTNEED of kCostPages pages just written (their freeing included).
 //   brk                     sbrk growth by kCostPages pages, and the shrink that undoes it.
-//   mprotect, mremap        one call on a kCostPages-page mapping (mremap grows it to twice, moving).
+//   mprotect                kCostPages pages in the middle of a mapping of 3 x kCostPages, read-only
+//                           and back: each call splits the mapping or merges it back.
+//   mremap                  one call on a kCostPages-page mapping, grown to twice and back, moving.
 //   syscall                 FUTEX_WAKE with no waiter: the cost of entering the kernel and leaving,
 //                           charged for futex calls and any other.
 //   lines_per_page          {"value": page size / cache line}: not measured, the machine's geometry.

@@ -328,6 +328,11 @@ PYBIND11_MODULE(_core, m) {
       [](const std::string& results_json) { return verdict_markdown(nlohmann::json::parse(results_json)); },
       py::arg("results_json"),
       "The verdict section of the Markdown table (results/verdict.cpp) of a results document given as JSON text; '' without a ranking");
+  m.def(
+      "counts_markdown",
+      [](const std::string& results_json) { return counts_markdown(nlohmann::json::parse(results_json)); },
+      py::arg("results_json"),
+      "The counts tier's tables of the Markdown table (results/mode_tables.cpp) of a results document given as JSON text; '' without counts cells");
 
   // The workload registry and the metric catalogue (cells/): what the tables show, defined once.
   auto as_python = [](const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); };

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "cells/workload_registry.hpp"
 #include "results/fit_evaluation.hpp"
 #include "results/results_summary.hpp"
 #include "results/table_parts.hpp"
@@ -71,6 +72,45 @@ static std::string kernel_event_cell(const Json& counts, const char* field) {
   return k.contains(field) && k.at(field).is_number() ? fixed(Json(k.at(field).get<double>() * 1000), 2) : std::string("n/a");
 }
 
+// The counts tier of a real program: one run of it per allocator, whole figures (a program has no
+// void baseline and no pairs), cheapest estimated cycles first; the kernel's events beside them.
+static void program_counts_table(std::ostringstream& md, const std::string& workload, std::vector<const Json*> rows) {
+  auto total = [](const Json* e) { return e->at("counts").value("estimated_cycles", Json()); };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Json* a, const Json* b) {
+    const Json x = total(a), y = total(b);
+    return x.is_number() && (!y.is_number() || x.get<double>() < y.get<double>());
+  });
+  const Json& c0 = rows.front()->at("counts");
+  md << "\n### Counts tier: " << workload << " (near-exact; " << c0.at("provenance").get<std::string>()
+     << ", one run of the program, every process)\n\n"
+     << "| rank | allocator | est. cycles (M) | user part (M) | kernel part (M) | instructions (M) | in allocator calls (M) | D1 misses (k) "
+        "| LL misses (k) | faults | memory syscalls | other syscalls |\n"
+     << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  auto in = [](const Json& v, double unit, int decimals) { return v.is_number() ? fixed(Json(v.get<double>() / unit), decimals) : fixed(v, decimals); };
+  unsigned rank = 0;
+  for (const Json* e : rows) {
+    const Json& c = e->at("counts");
+    const Json& k = c.value("kernel_events", Json::object());
+    const Json& calls = k.value("syscalls", Json::object());
+    const bool counted = k.value("minor_faults", Json()).is_number();
+    const double other = calls.value("other", 0.0);
+    md << "| " << ++rank << " | " << e->at("allocator").get<std::string>() << " | " << in(total(e), 1e6, 1) << " | "
+       << in(c.value("estimated_user_cycles", Json()), 1e6, 1) << " | " << in(c.value("estimated_kernel_cycles", Json()), 1e6, 1) << " | "
+       << in(c.value("instructions", Json()), 1e6, 1) << " | " << in(c.value("allocator_calls", Json::object()).value("instructions", Json()), 1e6, 2)
+       << " | " << in(c.value("d1_misses", Json()), 1e3, 1) << " | " << in(c.value("ll_misses", Json()), 1e3, 1) << " | "
+       << (counted ? fixed(k.at("minor_faults"), 0) : "n/a") << " | "
+       << (counted ? fixed(Json(k.value("syscalls_total", 0.0) - other), 0) : "n/a") << " | " << (counted ? fixed(Json(other), 0) : "n/a") << " |\n";
+  }
+  md << "\nEstimated cycles (" << c0.value("cost_model", std::string("cost model not recorded")) << ") = user part + kernel part: "
+     << c0.at("estimated_cycles_formula").get<std::string>()
+     << (c0.value("kernel_cycles_na", Json()).is_string() ? " (kernel part n/a: " + c0.at("kernel_cycles_na").get<std::string>() + ")" : std::string())
+     << ". M = millions, k = thousands. The user part: the program once under callgrind, every process of its tree summed; in allocator calls: the instructions "
+        "inside its calls to the allocator. Faults (the whole tree's) and system calls (memory calls: mmap, munmap, mremap, madvise, brk, "
+        "mprotect, futex; other: the rest, priced as a bare call): two native runs of the program in the same world "
+        "(counts.kernel_events). Whole-run figures, not net of anything: they include the program's own start-up and work. "
+        "Near-exact: each record's counts.reproducibility says how far a figure moved between runs.\n";
+}
+
 // The counts tier, one table per workload and thread count: every allocator's counts cell,
 // cheapest estimated cycles first, net of void; at N threads each worker's instructions in
 // allocator calls; then how its order compares with the timing tier's at the same thread count.
@@ -85,6 +125,10 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     }
   for (const auto& [w, threads] : order) {
     std::vector<const Json*> rows = by_cell[{w, threads}];
+    if (is_program_workload(w)) {
+      program_counts_table(md, w, rows);
+      continue;
+    }
     auto net = [](const Json* e) { return e->at("counts").value("net_estimated_cycles_per_unit", Json()); };
     std::stable_sort(rows.begin(), rows.end(), [&](const Json* a, const Json* b) {
       const bool va = a->at("allocator") == "void", vb = b->at("allocator") == "void";

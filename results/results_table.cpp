@@ -95,6 +95,13 @@ std::string params_line(const std::string& workload, const Json& plan) {
 
 }  // namespace
 
+std::string counts_markdown(const Json& results) {
+  declare_programs_of(results);
+  std::ostringstream md;
+  counts_table(md, results.at("benchmarks"), aggregates_of(results.at("benchmarks")));
+  return md.str();
+}
+
 std::string verdict_markdown(const Json& results) {
   declare_programs_of(results);
   // Files of schema version 1 have no plan.workloads: their entries name the workload (alloc-test).

@@ -19,4 +19,8 @@ std::string markdown_table(const nlohmann::json& results);
 // report shows it first.
 std::string verdict_markdown(const nlohmann::json& results);
 
+// The counts tier's tables alone (results/mode_tables.cpp), as markdown_table() has them; "" when
+// the results hold no counts cell.  The HTML report shows them after the workloads' tables.
+std::string counts_markdown(const nlohmann::json& results);
+
 }  // namespace allocstress

@@ -214,8 +214,8 @@ void counts_line(std::ostringstream& md, const std::string& workload, unsigned t
       break;
     }
   if (program)
-    md << "\n**" << workload << ", counts tier** (" << model << "estimated cycles of one run under callgrind, every process of the program; "
-       << "identical on every run for one single-threaded process, near-exact otherwise: each record's counts.reproducibility): ";
+    md << "\n**" << workload << ", counts tier** (" << model << "estimated cycles of one run: callgrind's counts of every process of the program, plus the "
+       << "faults and system calls of native runs; near-exact, each record's counts.reproducibility says how near): ";
   else
     md << "\n**" << workload << ", counts tier** (" << model << "net estimated cycles/pair, " << threads
        << (threads == 1 ? " thread; exact, the same on every run): " : " threads; near-exact, valgrind's interleaving of the workers can move a figure by a few percent): ");

@@ -54,8 +54,8 @@ def _table_html(rows: list[str]) -> str:
 
 
 def markdown_lines_html(markdown: str) -> str:
-    """The Markdown subset of the C++ verdict and reproduction section (results/verdict.cpp,
-    results/reproduction_table.cpp) as HTML: "### " headings are dropped (the caller titles the
+    """The Markdown subset of the C++ verdict, reproduction section and counts tables
+    (results/verdict.cpp, results/reproduction_table.cpp, results/mode_tables.cpp) as HTML: "### " headings are dropped (the caller titles the
     section "Verdict"; "### Verdict" is dropped and other headings become <h3>), "- " lines
     become a list, "|" lines a table, other lines paragraphs."""
     parts, items, rows = [], [], []

@@ -2,8 +2,8 @@
 opens offline, plus the tables as Markdown, LaTeX and CSV and the figures as PNG and SVG beside
 it.  It opens with the verdict, states the uncertainty (intervals named with their level and
 method, CV, significance), every per-cell warning under the table showing the cell, the machine
-and its warnings, and the exact command lines.  The figures are figure_sections.py's.  The
-workloads beyond alloc-test get their metrics
+and its warnings, and the exact command lines.  The figures are figure_sections.py's; the counts tier's
+tables are the C++ ones (results/mode_tables.cpp).  The workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
 allocstats series are drawn as memory over the trace, and their heap maps (replay --heap-map) as
 time x address images; traces given with --trace get a section of their own (summary, sizes,
@@ -125,6 +125,18 @@ def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
         f.write(markdown)
     parts.append('<p class="legend">As files: <a href="structures.md">Markdown</a>, <a href="structures.csv">CSV</a>'
                  + (', <a href="cache-sim.csv">simulated caches CSV</a>' if not sims.empty else "") + ".</p>")
+    return parts
+
+
+def _counts_sections(runs: Runs) -> list[str]:
+    """The counts tier's tables, one run after another: the same text as the .md table's
+    (results/mode_tables.cpp, through _core), so the two cannot disagree."""
+    parts = []
+    for run, doc in zip(runs.run_names(), runs.documents):
+        text = _core.counts_markdown(json.dumps(doc))
+        if text:
+            title = "Counts tier: a model of the clock, the same on every run" + (f" ({_e(run)})" if len(runs.documents) > 1 else "")
+            parts.append(f"<h2>{title}</h2>" + markdown_lines_html(text))
     return parts
 
 
@@ -319,6 +331,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     body += figure_sections.figures_section(runs, out_dir)
     body += _structure_sections(runs, out_dir)
     body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
+    body += _counts_sections(runs)
     body += fidelity_section.fidelity_section(fidelity_table, out_dir)
     body += _profile_sections(runs)
     body += _replay_sections(replay_groups, out_dir)

@@ -59,4 +59,14 @@ PY
 [ ! -e "$T/r.json.journal.jsonl" ] && pass || fail "journal left behind"
 [ ! -e "$T/r.json.scratch" ] && pass || fail "the cells' scratch folder was left behind"
 [ -s "$T/r-report/index.html" ] && grep -q "report:  $T/r-report/index.html" "$T/out" && pass || fail "matrix did not end with the HTML report"
+# The report shows the counts tier's table too, with every allocator's row (the C++ table's text).
+/usr/bin/python3 - "$T/r-report/index.html" "$T/r.json" <<'PY' && pass || fail "the HTML report lacks the counts table or a row of it"
+import json, re, sys
+page = open(sys.argv[1]).read()
+section = page.split("<h2>Counts tier", 1)[1].split("<h2>", 1)[0]
+assert "<h3>Counts tier: alloc-test (deterministic" in section, section[:300]
+counted = {b["allocator"] for b in json.load(open(sys.argv[2]))["benchmarks"] if b.get("mode") == "counts" and b["status"] == "ok"}
+rows = set(re.findall(r"<tr><td[^>]*>[-0-9]+</td><td[^>]*>([a-z_0-9]+)", section))
+assert counted <= rows, (counted, rows)
+PY
 finish

@@ -4,7 +4,7 @@
 # are the program's own calls, whatever the loader and libc do at start-up:
 # - under the allocator whose every malloc is one mmap and every free one munmap
 #   (support/mmap_malloc.c), 2000 more of each, exactly, and 2000 more faults (each block's header
-#   is written), within the 0.5% the records state for a whole process's faults;
+#   is written), within the 8 faults the records state for a whole process (up to 6 seen);
 # - under the allocator of known cost (support/known_cost_malloc.c: malloc 6 instructions, free 1),
 #   exactly 7 x 2000 more instructions in allocator calls.
 # The kernel events also price: the record's kernel part is the events times the costs file's.
@@ -42,7 +42,13 @@ if "kc" in short:
     grew = long["kc"]["allocator_calls"]["instructions"] - short["kc"]["allocator_calls"]["instructions"]
     assert grew == 7 * 2000, grew
 PY
-# Run twice, the program's system calls are identical and its faults within 0.5%.
+# The Markdown summary and the report show the program's counts table: whole-run figures, a row per allocator.
+grep -q "^### Counts tier: allocstress_test_probe_target (near-exact" "$T/b3000.md" && grep -q "| faults | memory syscalls | other syscalls |$" "$T/b3000.md" \
+  && grep -q "<h3>Counts tier: allocstress_test_probe_target (near-exact" "$T/b3000-report/index.html" && pass \
+  || fail "the program's counts table is missing from the summary or the report"
+# Run twice, the program's system calls are identical and its faults within the stated tolerance: a
+# whole process's faults move by up to 6 between runs whatever its size (/bin/true: 141-147 over 50
+# runs), so 8 or 0.5%, whichever is larger.
 "$ALLOCSTRESS" bench --counts "${ALLOCS[@]}" --reps 1 -o "$T/again.json" -- "$PROBE_TARGET" malloc 3000 >/dev/null 2>"$T/err" \
   || fail "second bench --counts failed: $(tail -2 "$T/err")"
 /usr/bin/python3 - "$T/b3000.json" "$T/again.json" <<'PY' && pass || fail "two runs of the program's kernel events differ"
@@ -52,6 +58,6 @@ def kernel(path):
 one, two = kernel(sys.argv[1]), kernel(sys.argv[2])
 for a in one:
     assert one[a]["syscalls"] == two[a]["syscalls"], (a, one[a]["syscalls"], two[a]["syscalls"])
-    assert abs(one[a]["minor_faults"] - two[a]["minor_faults"]) <= 0.005 * one[a]["minor_faults"], (a, one[a]["minor_faults"], two[a]["minor_faults"])
+    assert abs(one[a]["minor_faults"] - two[a]["minor_faults"]) <= max(8, 0.005 * one[a]["minor_faults"]), (a, one[a]["minor_faults"], two[a]["minor_faults"])
 PY
 finish

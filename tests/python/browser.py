@@ -3,6 +3,7 @@ machine's probe does: no sandbox (root), no GPU, no background networking, a fre
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 
 from selenium import webdriver
@@ -35,3 +36,4 @@ def render(url: str, screenshot: str) -> dict:
         return {"images": images, "console": console, "title": driver.title, "height": height}
     finally:
         driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)  # the profile is Chromium's scratch: every run used to leave one in /tmp

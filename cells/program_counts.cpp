@@ -76,14 +76,15 @@ nlohmann::json program_kernel_events(ProgramSpec spec, const std::vector<std::st
     const ProgramOutcome o = run_program(traced, timeout_s);
     if (!o.succeeded()) failure = "the run under strace " + o.failure().substr(std::string("the program ").size());
   }
-  nlohmann::json syscalls;
+  nlohmann::json calls;
   try {
-    if (failure.empty()) syscalls = syscalls_in_summary(summary).at("counts");
+    if (failure.empty()) calls = syscalls_in_summary(summary);
   } catch (const std::runtime_error& e) {
     failure = e.what();
   }
   if (!failure.empty()) return {{"n/a", "kernel events not counted: " + failure}};
-  nlohmann::json events = kernel_event_figures(native.minor_faults, native.major_faults, syscalls, 1, "run");
+  nlohmann::json events = kernel_event_figures(native.minor_faults, native.major_faults, calls.at("counts"), 1, "run");
+  events["other_calls"] = calls.at("other_calls");  // what `other` holds, by name
   events["reproducibility"] =
       single ? "near-exact: system calls identical from run to run; the faults of a whole process vary by up to 6 whatever its size "
                "(/bin/true 141-147 over 50 runs, a lua script 965-970 over 20, 2026-11-27), held to 8 or 0.5%, whichever is larger, by "

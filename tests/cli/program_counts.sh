@@ -29,6 +29,7 @@ assert "mm" in short and "mm" in long, (short.keys(), long.keys())
 for c in (short["mm"], long["mm"]):
     k = c["kernel_events"]
     assert "n/a" not in k and k["reproducibility"].startswith("near-exact:"), k
+    assert sum(k["other_calls"].values()) == k["syscalls"]["other"] and "execve" in k["other_calls"], k["other_calls"]
     # The kernel part is the events at the file's costs; other calls at the bare call's.
     want = k["minor_faults"] * costs["minor_fault"]["median"] + sum(
         n * costs[name if name in costs else "syscall"]["median"] for name, n in k["syscalls"].items())

@@ -14,13 +14,13 @@ namespace allocstress {
 
 // Defined in the cell files, one per workload.
 extern const WorkloadEntry kAllocTestEntry, kBinTreeEntry, kLinkedListEntry, kMultiListEntry, kXThreadEntry, kLarsonEntry,
-    kLifetimeEntry, kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry, kFalseSharingActiveEntry, kFalseSharingPassiveEntry,
+    kLifetimeEntry, kFleetProfileEntry, kPhaseRampEntry, kPhasePlateauEntry, kPhasePeakEntry, kFalseSharingActiveEntry, kFalseSharingPassiveEntry,
     kReplayEntry, kFittedEntry, kProgramEntry;
 
 const std::vector<const WorkloadEntry*>& workload_registry() {
   static const std::vector<const WorkloadEntry*> entries = {
       &kAllocTestEntry,       &kBinTreeEntry,      &kLinkedListEntry,        &kMultiListEntry,          &kXThreadEntry,
-      &kLarsonEntry,          &kLifetimeEntry,     &kPhaseRampEntry,         &kPhasePlateauEntry,       &kPhasePeakEntry,
+      &kLarsonEntry,          &kLifetimeEntry,     &kFleetProfileEntry,      &kPhaseRampEntry,         &kPhasePlateauEntry,       &kPhasePeakEntry,
       &kFalseSharingActiveEntry, &kFalseSharingPassiveEntry, &kReplayEntry, &kFittedEntry, &kProgramEntry,
   };
   return entries;

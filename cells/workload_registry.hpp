@@ -75,6 +75,10 @@ struct WorkloadEntry {
   nlohmann::json (*prepare)(const nlohmann::json& params, const std::filesystem::path& folder) = nullptr;
   // Defaults its inputs give (inputs may be {} before prepare ran).
   InputDefaults (*input_defaults)(const nlohmann::json& params, const nlohmann::json& inputs) = nullptr;
+  // The parameters an instance's label sets (fleet-profile:3 -> {"fleet_profile": 3}), applied
+  // over the defaults and before the options (an option that contradicts the label is refused).
+  // Throws std::invalid_argument naming the labels accepted.  nullptr: labels only name instances.
+  nlohmann::json (*label_params)(std::string_view label) = nullptr;
   std::string_view runs_alone;     // non-empty: it cannot share a matrix with other workloads, because ...
   bool simulates_caches = false;   // `--cache-sim` runs it under callgrind's cache simulator
   bool profiles = false;           // `--profile` runs it as a profile run

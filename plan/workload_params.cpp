@@ -151,7 +151,25 @@ nlohmann::json workload_params(const WorkloadEntry& entry, const AllocTestParams
 nlohmann::json workload_params(const std::string& name, const AllocTestParams& preset, const OptionValues& given,
                                const std::vector<ProgramDefinition>& programs) {
   const WorkloadEntry& entry = workload_entry(name);
-  if (entry.table != TableKind::program) return workload_params(entry, preset, given);
+  if (entry.table != TableKind::program) {
+    nlohmann::json params = workload_params(entry, preset, given);
+    const std::string_view label = workload_label(name);
+    if (label.empty() || entry.label_params == nullptr) return params;
+    nlohmann::json implied;
+    try {
+      implied = entry.label_params(label);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    for (const auto& [key, value] : implied.items()) {
+      for (const WorkloadOption* o : entry.options)
+        if (o->key == key && given.count(std::string(o->flag)) && params.at(key) != value)
+          throw UsageError(std::string(o->flag) + " " + given.at(std::string(o->flag)) + " contradicts the workload's label " + name +
+                           " (accepted: leave " + std::string(o->flag) + " out, or name the workload " + std::string(workload_base_name(name)) + ")");
+      params[key] = value;
+    }
+    return params;
+  }
   const ProgramDefinition* p = find_program_definition(std::string(workload_base_name(name)), programs);
   if (p == nullptr)
     throw UsageError("no definition of program '" + name + "' (accepted: a program of the shipped file, " + shipped_programs().names() +

@@ -333,6 +333,11 @@ PYBIND11_MODULE(_core, m) {
       [](const std::string& results_json) { return counts_markdown(nlohmann::json::parse(results_json)); },
       py::arg("results_json"),
       "The counts tier's tables of the Markdown table (results/mode_tables.cpp) of a results document given as JSON text; '' without counts cells");
+  m.def(
+      "memory_markdown",
+      [](const std::string& results_json) { return memory_markdown(nlohmann::json::parse(results_json)); },
+      py::arg("results_json"),
+      "The memory tables of the Markdown table (results/memory_tables.cpp: limited cells) of a results document given as JSON text; '' without any");
 
   // The workload registry and the metric catalogue (cells/): what the tables show, defined once.
   auto as_python = [](const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); };

@@ -13,14 +13,15 @@ std::string_view to_string(CellMode mode) {
     case CellMode::simulate: return "simulate";
     case CellMode::profile: return "profile";
     case CellMode::counts: return "counts";
+    case CellMode::limited: return "limited";
   }
   return "timing";
 }
 
 CellMode parse_cell_mode(std::string_view text) {
-  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts})
+  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited})
     if (to_string(m) == text) return m;
-  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts)");
+  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited)");
 }
 
 std::string_view mode_suffix(CellMode mode) {
@@ -29,6 +30,7 @@ std::string_view mode_suffix(CellMode mode) {
     case CellMode::simulate: return "/cache-sim";
     case CellMode::profile: return "/profile";
     case CellMode::counts: return "/counts";
+    case CellMode::limited: return "/limited";
   }
   return "";
 }

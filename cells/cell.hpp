@@ -19,11 +19,13 @@ namespace allocstress {
 // cache simulator (`--cache-sim`); profile: the separate, labelled profile run (`--profile`);
 // counts: the same cell at one thread under callgrind, counting the instructions and simulated
 // cache misses of its measured phase (`--counts`: the deterministic tier).
-enum class CellMode { timing, simulate, profile, counts };
-std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts"
+// limited: a timing run inside a memory cgroup with a limit (run/memory_limit_cell.hpp): its outcome
+// under the limit is the result, kept apart from the unlimited timing runs.
+enum class CellMode { timing, simulate, profile, counts, limited };
+std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited"
 // Throws std::invalid_argument naming the accepted modes.
 CellMode parse_cell_mode(std::string_view text);
-// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts".
+// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited".
 std::string_view mode_suffix(CellMode mode);
 
 // A profile run of an alloc-test cell (run/profile_run.hpp): the outer process fingerprints the

@@ -75,6 +75,7 @@ struct MatrixCommand {
   std::uint64_t sample_every = 64;
   bool counts = false, no_counts = false;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
+  std::string memory_limit;  // --memory-limit SPEC
   double target_ci_pct = 0;
   std::string time_budget;
   WorkloadFlags workload;

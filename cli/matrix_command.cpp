@@ -80,6 +80,11 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "default 1000000)")
       ->check(kWholeNumber)
       ->group(counts_group);
+  cmd->add_option("--memory-limit", memory_limit,
+                  "Add one limited cell per workload x allocator x threads, run in a memory cgroup of its own: BYTES or FxPEAK "
+                  "(F x the cell's unlimited peak RSS, e.g. 0.8xPEAK), or max=LIMIT,high=LIMIT (high: cgroup v2 only); records "
+                  "completed, throttled or oom-killed")
+      ->group("Memory");
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
@@ -126,7 +131,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     if (const std::string given = workload.first_given(); !given.empty()) throw UsageError(own_plan + given);
     for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout", "--warmup",
                             "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations", "--target-ci",
-                            "--time-budget"})
+                            "--time-budget", "--memory-limit"})
       if (cmd->count(opt) > 0) throw UsageError(own_plan + opt);
     if (resume && backend != "slurm" && cmd->count("--force") > 0) throw UsageError(own_plan + "--force");
     if (!plan_file.empty() && resume) throw UsageError(own_plan + "--resume");
@@ -177,7 +182,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (cmd->count("--counts-iterations") > 0) request.counts_iterations = counts_iterations;
   if (cmd->count("--target-ci") > 0) request.target_ci = target_ci_pct / 100;
   if (cmd->count("--time-budget") > 0) request.time_budget_s = parse_duration_seconds("--time-budget", time_budget);
+  request.memory_limit = memory_limit;
   if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
+    if (!memory_limit.empty()) throw UsageError("--memory-limit applies to --backend local only (a Slurm task runs in the cluster's own cgroup)");
     if (request.target_ci || request.time_budget_s) throw UsageError("--target-ci and --time-budget apply to --backend local only");
     if (request.warmup_runs) throw UsageError("--warmup applies to --backend local only (a Slurm array runs no warm-up runs)");
     request.target_ci = 0.0;

@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "allocators/void_allocator.hpp"
 #include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/workload_params.hpp"
@@ -61,6 +62,10 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
       std::shuffle(out.begin() + std::ptrdiff_t(first), out.end(), order);
     }
   }
+  if (!memory_limit.empty())
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (skipped_pair(w, a.name) == nullptr && a.name != VoidAllocator::name()) out.push_back(make_cell(*this, w, a, t, 0, CellMode::limited));
+    });
   // The counts tier: one cell per allocator at 1 thread for the workloads that count (at every
   // thread count for those that count per worker), and the 1-thread cache simulation of those
   // that simulate caches instead.
@@ -170,6 +175,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"time_budget_s", time_budget_s},
           {"warmup_runs", warmup_runs},
           {"randomised_order", randomised_order},
+          {"memory_limit", memory_limit},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -206,6 +212,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.time_budget_s = j.value("time_budget_s", 0.0);
     p.warmup_runs = j.value("warmup_runs", 0u);  // plans written before warm-up runs have none
     p.randomised_order = j.value("randomised_order", false);
+    p.memory_limit = j.value("memory_limit", "");
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

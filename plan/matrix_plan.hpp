@@ -79,9 +79,12 @@ struct MatrixPlan {
   // Each repetition's cells in a shuffled order (seeded by the repetition: the same plan shuffles
   // alike), not allocator by allocator: what ran just before a process is noise, not a bias.
   bool randomised_order = false;
+  // --memory-limit (plan/memory_limit_spec.hpp): "" = none; else one limited cell per workload x
+  // allocator (void aside) x thread count, after the timing cells and before the counts tier.
+  std::string memory_limit;
 
-  // The cells that run: repetition-major timing cells, then the counts tier, then the
-  // simulated-cache cells, then the profile cells.
+  // The cells that run: repetition-major timing cells, then the limited cells, then the counts
+  // tier, then the simulated-cache cells, then the profile cells.
   std::vector<MatrixCell> cells() const;
   // The warm-up runs, round by round (see warmup_runs): keys ".../warmup:R"; system first in round 0.
   std::vector<MatrixCell> warmup_cells() const;

@@ -6,11 +6,13 @@
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
+#include "plan/memory_limit_spec.hpp"
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
 #include "plan/workload_params.hpp"
 #include "platform/cache_simulation.hpp"
 #include "platform/comma_list.hpp"
+#include "platform/memory_cgroup.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -274,6 +276,15 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   const bool programs = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) { return is_program_workload(w); });
   plan.warmup_runs = r.warmup_runs.value_or(programs ? 1 : 0);
   plan.randomised_order = r.randomised_order;
+  if (!r.memory_limit.empty()) {
+    const MemoryLimitSpec spec = parse_memory_limit_spec(r.memory_limit);
+    const MemoryCgroupSupport cgroups = find_memory_cgroup_support();
+    if (!cgroups.available) throw UsageError("--memory-limit needs a memory cgroup this process may create, and there is none: " + cgroups.why_not);
+    if (spec.high.set() && cgroups.controller != "cgroup v2")
+      throw UsageError("--memory-limit high=... needs cgroup v2's memory.high, and this host offers " + cgroups.controller +
+                       " (accepted here: max only, e.g. --memory-limit 0.8xPEAK)");
+    plan.memory_limit = spec.text;
+  }
   plan.repetitions = r.repetitions.value_or(preset.repetitions);
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = r.cell_timeout_s.value_or(preset.cell_timeout_s);

@@ -43,6 +43,7 @@ struct PlanRequest {
   // (the verification run) when the matrix has a program workload.
   std::optional<unsigned> warmup_runs;
   bool randomised_order = false;   // MatrixPlan::randomised_order
+  std::string memory_limit;        // --memory-limit SPEC (plan/memory_limit_spec.hpp); "" = none
 };
 
 struct PlanServices {

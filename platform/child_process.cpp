@@ -107,7 +107,7 @@ void exec_with_environment(const std::vector<std::string>& argv, const Environme
 }
 
 ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& changes, double timeout_s,
-                       const std::string& working_directory) {
+                       const std::string& working_directory, int cgroup_procs_fd) {
   ChildOutcome r;
   const auto t0 = std::chrono::steady_clock::now();
   int out_pipe[2], err_pipe[2];
@@ -139,6 +139,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     if (!working_directory.empty() && chdir(working_directory.c_str()) != 0) _exit(127);
+    if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1) _exit(125);
     execve(cargv.data()[0], cargv.data(), cenv.data());
     _exit(127);
   }

@@ -29,9 +29,11 @@ struct ChildOutcome {
 };
 
 // pre: argv[0] is an absolute path.  timeout_s <= 0 means no deadline.  The child runs in
-// `working_directory` (empty: this process's; one it cannot enter: exit code 127).
+// `working_directory` (empty: this process's; one it cannot enter: exit code 127).  With
+// `cgroup_procs_fd` >= 0 (a cgroup's cgroup.procs, open for writing: platform/memory_cgroup.hpp)
+// the child joins that cgroup before exec by writing "0" to it (exit code 125 if it cannot).
 ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentChanges& env, double timeout_s,
-                       const std::string& working_directory = "");
+                       const std::string& working_directory = "", int cgroup_procs_fd = -1);
 
 // After this, SIGINT/SIGTERM/SIGHUP no longer end this process: they set a flag that run_child
 // checks, killing the running child; the caller then stops cleanly (see interrupted()).

@@ -102,6 +102,12 @@ std::string counts_markdown(const Json& results) {
   return md.str();
 }
 
+std::string memory_markdown(const Json& results) {
+  std::ostringstream md;
+  memory_limit_table(md, results.at("benchmarks"));
+  return md.str();
+}
+
 std::string verdict_markdown(const Json& results) {
   declare_programs_of(results);
   // Files of schema version 1 have no plan.workloads: their entries name the workload (alloc-test).
@@ -147,7 +153,7 @@ std::string markdown_table(const Json& results) {
   const Aggregates agg = aggregates_of(results.at("benchmarks"));
   std::map<CellKey, std::vector<const Json*>> unmeasured, disturbed;
   for (const auto& e : results.at("benchmarks")) {
-    if (e.at("run_type") == "aggregate") continue;
+    if (e.at("run_type") == "aggregate" || e.value("mode", "") == "limited") continue;  // limited cells: their own table
     const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("status") != "ok") {
       unmeasured[key].push_back(&e);
@@ -168,6 +174,7 @@ std::string markdown_table(const Json& results) {
   counts_table(md, results.at("benchmarks"), agg);
   simulation_table(md, results.at("benchmarks"), agg);
   profile_table(md, results.at("benchmarks"));
+  memory_limit_table(md, results.at("benchmarks"));
 
   std::set<std::string> noted;
   for (const auto& [key, entries] : unmeasured) {

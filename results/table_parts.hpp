@@ -59,6 +59,8 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
 // The Gleipnir-style simulated-cache table (mode "simulate" records), and the profile table.
 void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 void profile_table(std::ostringstream& md, const Json& benchmarks);
+// The outcomes of the limited cells (mode "limited": memory_tables.cpp), if any.
+void memory_limit_table(std::ostringstream& md, const Json& benchmarks);
 // The counts tier (mode "counts" records), one table per workload, ranked by net estimated cycles.
 void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 // Reproduction intervals (reproduction_table.cpp): one row per cell whose median entry has one,

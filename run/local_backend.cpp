@@ -16,6 +16,7 @@
 #include "results/results_file.hpp"
 #include "results/results_output.hpp"
 #include "run/adaptive_repetitions.hpp"
+#include "run/memory_limit_cell.hpp"
 #include "platform/json_text.hpp"
 #include "platform/durable_files.hpp"
 
@@ -35,6 +36,8 @@ std::string clock_text(double seconds) {
 // Under a cell's progress line: each of its record's warnings, and why an ok process was
 // disturbed (it is left out of the figures and replaced), so the reader sees them as they happen.
 void print_cell_notes(const nlohmann::json& record) {
+  if (const nlohmann::json& limit = record.value("memory_limit", nlohmann::json::object()); limit.contains("outcome"))
+    std::cerr << "          memory limit " << limit.value("spec", std::string()) << ": " << limit.at("outcome").get<std::string>() << "\n";
   for (const auto& w : record.value("warnings", nlohmann::json::array()))
     if (w.is_string()) std::cerr << "          warning: " << w.get<std::string>() << "\n";
   const nlohmann::json& interference = record.value("interference", nlohmann::json::object());
@@ -52,7 +55,7 @@ const AllocatorSpec& spec_of(const MatrixPlan& plan, const std::string& name) {
 }  // namespace
 
 nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
-                            const fs::path& temp_folder, ChildOutcome& outcome) {
+                            const fs::path& temp_folder, ChildOutcome& outcome, int cgroup_procs_fd) {
   const AllocatorSpec& a = spec_of(plan, cell.cell.allocator);
   // The cell process reads the cell from a file: one encoding (plan/cell_encoding.hpp).
   const fs::path cell_file = temp_folder / "cell.json";
@@ -65,7 +68,7 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   // A real program's counts run under callgrind, some 50 times slower than its timing runs.
   const bool program_counts = cell.cell.mode == CellMode::counts && is_program_workload(cell.cell.workload);
   const double timeout_s = program_counts ? plan.cell_timeout_s * kProgramCountsTimeoutFactor : plan.cell_timeout_s;
-  outcome = run_child(argv, env, timeout_s);
+  outcome = run_child(argv, env, timeout_s, "", cgroup_procs_fd);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) {
     record = last_json_line(outcome.out);
@@ -149,6 +152,8 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   for (const auto& cell : cells) done += journal.records().count(cell.key);
   if (done > 0) std::cerr << "resuming: " << done << " of " << total << " cells already recorded\n";
   install_interrupt_handlers();
+  if (!plan.memory_limit.empty())
+    for (const std::string& line : remove_stale_limit_cgroups()) std::cerr << "memory limit: " << line << " (left by a runner that was killed)\n";
   // Scratch space of the cells (callgrind and strace files), beside the results.
   const fs::path temp_folder = outputs.results_json.string() + ".scratch";
   std::error_code tmp_error;
@@ -165,7 +170,8 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   // Runs one cell, journals it and prints its progress line; nullopt when interrupted.
   auto run_and_record = [&](const MatrixCell& cell, bool planned) -> std::optional<double> {
     ChildOutcome outcome;
-    nlohmann::json record = run_one_cell(plan, cell, executable, temp_folder, outcome);
+    nlohmann::json record = cell.cell.mode == CellMode::limited ? run_limited_cell(plan, cell, executable, temp_folder, outcome, journal)
+                                                                : run_one_cell(plan, cell, executable, temp_folder, outcome);
     if (outcome.end == ChildOutcome::End::interrupted) {
       std::cerr << "\ninterrupted: " << journal.records().size() << " cells are recorded in " << journal_path_for(outputs.results_json).string()
                 << "\ncontinue with: allocstress matrix --resume --out " << outputs.results_json.string() << "\n";
@@ -177,7 +183,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     const int kind = cell.cell.mode == CellMode::timing ? 0 : 1;
     kind_spent_s[kind] += outcome.elapsed_s;
     ++kind_ran[kind];
-    const bool ok = record.value("status", "") == "ok";
+    const bool ok = record.value("status", "") == "ok" || record.value("status", "") == "oom-killed";  // an OOM kill under a limit is a result
     failed += ok ? 0 : 1;
     char line[320];
     if (planned) {

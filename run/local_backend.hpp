@@ -19,9 +19,10 @@ inline constexpr double kProgramCountsTimeoutFactor = 100;
 
 // Runs one cell of the plan in a fresh process (its allocator's preload, the plan's timeout,
 // TMPDIR = temp_folder) and returns its record: the cell's own, or `failed` with how the process
-// ended; identity fields and the command that reproduces it are always set.
+// ended; identity fields and the command that reproduces it are always set.  cgroup_procs_fd:
+// the process joins that cgroup before exec (run_child; limited cells, memory_limit_cell.hpp).
 nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, const std::string& executable,
-                            const std::filesystem::path& temp_folder, ChildOutcome& outcome);
+                            const std::filesystem::path& temp_folder, ChildOutcome& outcome, int cgroup_procs_fd = -1);
 
 // Returns 0 when every cell has a record (failed cells included: they are results too), 130 when
 // interrupted (the journal keeps what finished; `--resume` continues).  `context_additions` are

@@ -128,16 +128,26 @@ def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
     return parts
 
 
-def _counts_sections(runs: Runs) -> list[str]:
-    """The counts tier's tables, one run after another: the same text as the .md table's
-    (results/mode_tables.cpp, through _core), so the two cannot disagree."""
+def _markdown_sections(runs: Runs, render, title: str) -> list[str]:
+    """Tables the C++ renders as Markdown (render: a _core function of a results document's JSON
+    text), one run after another under `title`: the same text as the .md table's, so the two
+    cannot disagree."""
     parts = []
     for run, doc in zip(runs.run_names(), runs.documents):
-        text = _core.counts_markdown(json.dumps(doc))
+        text = render(json.dumps(doc))
         if text:
-            title = "Counts tier: a model of the clock, the same on every run" + (f" ({_e(run)})" if len(runs.documents) > 1 else "")
-            parts.append(f"<h2>{title}</h2>" + markdown_lines_html(text))
+            parts.append(f"<h2>{title}" + (f" ({_e(run)})" if len(runs.documents) > 1 else "") + "</h2>" + markdown_lines_html(text))
     return parts
+
+
+def _counts_sections(runs: Runs) -> list[str]:
+    """The counts tier's tables (results/mode_tables.cpp)."""
+    return _markdown_sections(runs, _core.counts_markdown, "Counts tier: a model of the clock, the same on every run")
+
+
+def _memory_sections(runs: Runs) -> list[str]:
+    """The memory tables (results/memory_tables.cpp): outcomes under a memory limit."""
+    return _markdown_sections(runs, _core.memory_markdown, "Memory beside speed")
 
 
 def _profile_sections(runs: Runs) -> list[str]:
@@ -332,6 +342,7 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     body += _structure_sections(runs, out_dir)
     body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
     body += _counts_sections(runs)
+    body += _memory_sections(runs)
     body += fidelity_section.fidelity_section(fidelity_table, out_dir)
     body += _profile_sections(runs)
     body += _replay_sections(replay_groups, out_dir)

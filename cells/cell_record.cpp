@@ -1,12 +1,15 @@
 // Shared fields of a cell record (see cell_record.hpp).
 #include "cells/cell_record.hpp"
 
+#include <sys/prctl.h>
+
 #include <cstdio>
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "allocators/void_allocator.hpp"
 #include "cells/interference.hpp"
 #include "cells/workload_registry.hpp"
+#include "platform/thp_mode.hpp"
 
 namespace allocstress {
 
@@ -102,6 +105,14 @@ nlohmann::json alloc_family_record(const Cell& cell, const AllocatorSpec& alloca
   return rec;
 }
 
+// The THP mode this process ran under: the system's, or "never (prctl)" where this process
+// switched THP off for itself (PR_GET_THP_DISABLE), or null when neither can be read.
+static nlohmann::json thp_mode_record() {
+  if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0) return "never (prctl)";
+  const std::optional<ThpMode> mode = system_thp_mode();
+  return mode ? nlohmann::json(std::string(to_string(*mode))) : nlohmann::json(nullptr);
+}
+
 nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, const std::vector<unsigned>& pus,
                            const PhaseMeasurement& m, const std::string& failure) {
   nlohmann::json warnings = nlohmann::json::array();
@@ -149,6 +160,9 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
           {"system_time_ns", m.usage.system_time_ns},
           {"interference", interference_record(m, pus)},
           {"hardware_counters", hardware_counters_record(m)},
+          {"thp_mode", thp_mode_record()},
+          {"hugepages", m.hugepages ? to_json(*m.hugepages) : nlohmann::json(nullptr)},
+          {"thp_coverage", m.hugepages && m.hugepages->median_coverage ? nlohmann::json(*m.hugepages->median_coverage) : nlohmann::json(nullptr)},
           {"warnings", warnings}};
 }
 

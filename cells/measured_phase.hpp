@@ -4,8 +4,15 @@
 //
 //   worker i: pin, setup()  --1-->  --2--> run() (the timed work) --3-->  --4--> inspect(), release()
 //             --5-->  --6--> done
-//   main:     --1--> RSS before, reset peak, rusage, clocks --2-->  --3--> clocks, rusage, peak and
-//             end RSS --4-->  --5--> RSS after release --6-->
+//   main:     --1--> hugepage sampler on, RSS before, reset peak, rusage, clocks --2-->  --3--> clocks,
+//             rusage, peak and end RSS, sampler off --4-->  --5--> RSS after release --6-->
+//
+// The hugepage sampler (platform/hugepage_usage.hpp) reads smaps_rollup on a thread of its own
+// every 50 ms over the timed work, slowing down until its readings take at most 1% of its CPU
+// time (a reading walks the page tables under the mmap lock: ~10 ms per GiB of 4 KiB pages, which
+// an mmap or munmap of a worker waits behind).  Its cost is in the record (hugepages.busy_s).  It
+// stays off where its thread would disturb what is measured: counting under callgrind, and the
+// cache simulator's inline worker.
 //
 // A worker whose setup() failed still walks through every barrier (nobody deadlocks) and skips
 // its work.  Worker contract (one object per thread, constructed on that thread):
@@ -33,6 +40,7 @@
 
 #include "platform/cache_simulation.hpp"
 #include "platform/cpu_steal.hpp"
+#include "platform/hugepage_usage.hpp"
 #include "platform/perf_counters.hpp"
 #include "platform/process_memory.hpp"
 #include "platform/syscall_trace.hpp"
@@ -59,7 +67,16 @@ struct PhaseMeasurement {
   std::string peak_reset_error;
   ResourceUsage usage;
   std::optional<std::uint64_t> steal_ns;  // steal time of the workers' CPUs over the phase (cpu_steal.hpp)
+  std::optional<HugepageSummary> hugepages;  // hugepage coverage over the timed work (not sampled: nullopt)
 };
+
+// The sampler's pace in a measured phase (see the file comment).
+inline HugepageSamplerOptions measured_phase_sampling() {
+  HugepageSamplerOptions o;
+  o.interval = std::chrono::milliseconds(50);
+  o.max_busy_fraction = 0.01;
+  return o;
+}
 
 // Optional calls on the main thread: right before "go" (after the readings), right after the
 // readings that follow "done" (all blocks still live), and after the workers released everything.
@@ -102,9 +119,15 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   ResourceUsage usage0;
   std::uint64_t wall0 = 0, wall1 = 0, ticks0 = 0, ticks1 = 0;
   std::optional<std::uint64_t> steal0;
+  std::optional<HugepageSampler> sampler;
+  const bool sample_hugepages = !counting_measured_phase() && !hooks.inline_single_worker;
   // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
   auto main_step = [&](int barrier) {
     if (barrier == 1) {
+      if (sample_hugepages) {  // first: its thread's stack is in "RSS before"
+        sampler.emplace(measured_phase_sampling());
+        sampler->start();
+      }
       m.rss_before = current_rss_bytes().value_or(0);
       m.peak_reset_error = reset_peak_rss();
       usage0 = process_resource_usage();
@@ -120,6 +143,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       if (const auto steal1 = cpu_steal_ns(pus); steal0 && steal1) m.steal_ns = *steal1 - *steal0;
       m.peak_rss = peak_rss_bytes().value_or(0);
       m.rss_end = current_rss_bytes().value_or(0);
+      if (sampler) m.hugepages = sampler->stop();
       if (hooks.at_done) hooks.at_done();
       if (marking_measured_phase() && n > 1) mark_phase(kPhaseDoneMarker);
     } else if (barrier == 5) {

@@ -76,6 +76,7 @@ struct MatrixCommand {
   bool counts = false, no_counts = false;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
   std::string memory_limit;  // --memory-limit SPEC
+  std::string thp_mode;      // --thp MODE
   double target_ci_pct = 0;
   std::string time_budget;
   WorkloadFlags workload;

@@ -85,6 +85,11 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "(F x the cell's unlimited peak RSS, e.g. 0.8xPEAK), or max=LIMIT,high=LIMIT (high: cgroup v2 only); records "
                   "completed, throttled or oom-killed")
       ->group("Memory");
+  cmd->add_option("--thp", thp_mode,
+                  "Run every cell under this transparent-huge-page mode: never, madvise or always (root: the system's mode, "
+                  "restored afterwards, also after an interrupt or by the next run after a kill; without root: never only, per "
+                  "process)")
+      ->group("Memory");
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
@@ -131,7 +136,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     if (const std::string given = workload.first_given(); !given.empty()) throw UsageError(own_plan + given);
     for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout", "--warmup",
                             "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations", "--target-ci",
-                            "--time-budget", "--memory-limit"})
+                            "--time-budget", "--memory-limit", "--thp"})
       if (cmd->count(opt) > 0) throw UsageError(own_plan + opt);
     if (resume && backend != "slurm" && cmd->count("--force") > 0) throw UsageError(own_plan + "--force");
     if (!plan_file.empty() && resume) throw UsageError(own_plan + "--resume");
@@ -183,8 +188,10 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (cmd->count("--target-ci") > 0) request.target_ci = target_ci_pct / 100;
   if (cmd->count("--time-budget") > 0) request.time_budget_s = parse_duration_seconds("--time-budget", time_budget);
   request.memory_limit = memory_limit;
+  request.thp_mode = thp_mode;
   if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
     if (!memory_limit.empty()) throw UsageError("--memory-limit applies to --backend local only (a Slurm task runs in the cluster's own cgroup)");
+    if (!thp_mode.empty()) throw UsageError("--thp applies to --backend local only (the nodes' THP mode is the cluster's)");
     if (request.target_ci || request.time_budget_s) throw UsageError("--target-ci and --time-budget apply to --backend local only");
     if (request.warmup_runs) throw UsageError("--warmup applies to --backend local only (a Slurm array runs no warm-up runs)");
     request.target_ci = 0.0;

@@ -176,6 +176,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"warmup_runs", warmup_runs},
           {"randomised_order", randomised_order},
           {"memory_limit", memory_limit},
+          {"thp_mode", thp_mode},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -213,6 +214,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.warmup_runs = j.value("warmup_runs", 0u);  // plans written before warm-up runs have none
     p.randomised_order = j.value("randomised_order", false);
     p.memory_limit = j.value("memory_limit", "");
+    p.thp_mode = j.value("thp_mode", "");
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

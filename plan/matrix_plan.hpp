@@ -82,6 +82,10 @@ struct MatrixPlan {
   // --memory-limit (plan/memory_limit_spec.hpp): "" = none; else one limited cell per workload x
   // allocator (void aside) x thread count, after the timing cells and before the counts tier.
   std::string memory_limit;
+  // --thp MODE (platform/thp_mode.hpp): "" = the system's mode as it is; else the runner sets the
+  // system's THP mode for the whole run (root) and restores it, or, for `never` without root,
+  // each cell process switches THP off for itself (prctl).  Every record says the mode it ran under.
+  std::string thp_mode;
 
   // The cells that run: repetition-major timing cells, then the limited cells, then the counts
   // tier, then the simulated-cache cells, then the profile cells.

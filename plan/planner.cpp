@@ -13,6 +13,7 @@
 #include "platform/cache_simulation.hpp"
 #include "platform/comma_list.hpp"
 #include "platform/memory_cgroup.hpp"
+#include "platform/thp_mode.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -284,6 +285,22 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
       throw UsageError("--memory-limit high=... needs cgroup v2's memory.high, and this host offers " + cgroups.controller +
                        " (accepted here: max only, e.g. --memory-limit 0.8xPEAK)");
     plan.memory_limit = spec.text;
+  }
+  if (!r.thp_mode.empty()) {
+    if (r.thp_mode.find(',') != std::string::npos)
+      throw UsageError("--thp takes one mode per matrix, got '" + r.thp_mode + "' (accepted: never, madvise or always; run one matrix per mode "
+                       "and compare them with `allocstress compare`)");
+    ThpMode mode;
+    try {
+      mode = parse_thp_mode(r.thp_mode);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--thp: ") + e.what());
+    }
+    std::string why_not;
+    if (!system_thp_mode(&why_not)) throw UsageError("--thp needs transparent huge pages, and this kernel has none: " + why_not);
+    if (const std::string refusal = thp_refusal(mode, can_set_system_thp_mode()); !refusal.empty() && mode != ThpMode::never)
+      throw UsageError("--thp " + r.thp_mode + ": " + refusal);
+    plan.thp_mode = std::string(to_string(mode));
   }
   plan.repetitions = r.repetitions.value_or(preset.repetitions);
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");

@@ -44,6 +44,7 @@ struct PlanRequest {
   std::optional<unsigned> warmup_runs;
   bool randomised_order = false;   // MatrixPlan::randomised_order
   std::string memory_limit;        // --memory-limit SPEC (plan/memory_limit_spec.hpp); "" = none
+  std::string thp_mode;            // --thp MODE (MatrixPlan::thp_mode); "" = leave the system's
 };
 
 struct PlanServices {

@@ -33,7 +33,7 @@ const std::pair<const char*, const char*> kAggregatedMetrics[] = {
     {"rss_end_bytes", "/rss_end_bytes"}, {"rss_after_free_bytes", "/rss_after_free_bytes"}, {"overhead_ratio", "/overhead_ratio"},
     {"peak_live_requested_bytes", "/peak_live_requested_bytes"}, {"minor_faults", "/minor_faults"},
     {"major_faults", "/major_faults"}, {"voluntary_context_switches", "/voluntary_context_switches"},
-    {"involuntary_context_switches", "/involuntary_context_switches"}};
+    {"involuntary_context_switches", "/involuntary_context_switches"}, {"thp_coverage", "/thp_coverage"}};
 
 constexpr const char* kMedianIntervalMethod = "order statistics (distribution-free interval of the median)";
 

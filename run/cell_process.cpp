@@ -22,6 +22,7 @@
 #include "platform/cache_simulation.hpp"
 #include "platform/callgrind_profile.hpp"
 #include "platform/instruction_counts.hpp"
+#include "platform/thp_mode.hpp"
 #include "platform/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
@@ -240,6 +241,8 @@ nlohmann::json environment_seen(const AllocatorSpec& spec) {
 }  // namespace
 
 int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
+  if (const char* off = std::getenv(kThpDisableVariable); off != nullptr && std::string(off) == "1")
+    if (const std::string error = disable_thp_for_this_process(); !error.empty()) throw std::runtime_error("--thp never: " + error);
   if (cell.mode == CellMode::simulate && !verify_only && !running_under_valgrind()) return run_under_callgrind(cell, spec, add_simulated_cache);
   const WorkloadEntry& entry = workload_entry(cell.workload);
   const bool kernel_events = kernel_events_run() && cell.mode == CellMode::counts;  // the native run of a counts cell

@@ -17,6 +17,7 @@
 #include "results/results_output.hpp"
 #include "run/adaptive_repetitions.hpp"
 #include "run/memory_limit_cell.hpp"
+#include "platform/thp_mode.hpp"
 #include "platform/json_text.hpp"
 #include "platform/durable_files.hpp"
 
@@ -65,6 +66,8 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   env["TMPDIR"] = temp_folder.string();  // a killed cell's leftovers stay there, removed with the folder
   const char* outer_tmpdir = std::getenv("TMPDIR");  // ... and a real program gets the user's back (cells/program_drive.cpp)
   env["ALLOCSTRESS_OUTER_TMPDIR"] = outer_tmpdir != nullptr ? outer_tmpdir : "";
+  // --thp never without the right to set the system's mode: the cell process switches THP off for itself.
+  if (plan.thp_mode == "never" && !can_set_system_thp_mode()) env[kThpDisableVariable] = "1";
   // A real program's counts run under callgrind, some 50 times slower than its timing runs.
   const bool program_counts = cell.cell.mode == CellMode::counts && is_program_workload(cell.cell.workload);
   const double timeout_s = program_counts ? plan.cell_timeout_s * kProgramCountsTimeoutFactor : plan.cell_timeout_s;
@@ -152,6 +155,14 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   for (const auto& cell : cells) done += journal.records().count(cell.key);
   if (done > 0) std::cerr << "resuming: " << done << " of " << total << " cells already recorded\n";
   install_interrupt_handlers();
+  if (const std::string line = restore_thp_mode_left_by_crashed_run(); !line.empty()) std::cerr << line << "\n";
+  std::optional<ThpModeSetting> thp;  // restores the system's mode when this function returns, however it returns
+  if (!plan.thp_mode.empty() && can_set_system_thp_mode()) {
+    thp.emplace();
+    thp->set(parse_thp_mode(plan.thp_mode));
+    std::cerr << "THP mode set to " << plan.thp_mode << " for this run (it was " << (thp->original() ? to_string(*thp->original()) : "unknown")
+              << "; restored when the run ends)\n";
+  }
   if (!plan.memory_limit.empty())
     for (const std::string& line : remove_stale_limit_cgroups()) std::cerr << "memory limit: " << line << " (left by a runner that was killed)\n";
   // Scratch space of the cells (callgrind and strace files), beside the results.

@@ -36,7 +36,7 @@ REQUIRED_ENTRY_FIELDS = {"run_type": str, "workload": str, "allocator": str, "th
 # Columns every `cells` frame has, filled with NaN/None where entries lack them (failed cells).
 CELL_COLUMNS = ["run", "workload", "allocator", "threads", "repetition_index", "status", "reason", "command", "mode",
                 "cycles_per_pair", "net_cycles_per_pair", "ns_per_pair", "net_ns_per_pair", "overhead_ratio",
-                "overhead_ratio_invalid", "peak_rss_bytes", "build_cycles_per_node", "search_cycles_per_visit"]
+                "overhead_ratio_invalid", "peak_rss_bytes", "thp_coverage", "build_cycles_per_node", "search_cycles_per_visit"]
 
 
 @dataclass

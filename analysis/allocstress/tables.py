@@ -70,6 +70,7 @@ COLUMNS = [
      "else order statistics as for net_cycles_ci_low."),
     ("overhead_ratio_ci_high", "ratio", "Upper end of the same interval."),
     ("overhead_ratio_ci_level", "fraction", "That interval's real level."),
+    catalogue.column_doc("thp_coverage", how="Median over the ok repetitions of"),
     ("speed_vs_system", "ratio", "median net cycles/pair of system / of this allocator, same run, workload and threads: "
      "> 1 is faster than the system allocator."),
     ("speed_ci_low", "ratio", "Lower end of the interval of speed_vs_system from the two medians' intervals: system's low / "
@@ -170,7 +171,7 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
            "net_cycles_cv": st.coefficient_of_variation(raw if baseline else net),
            "unstable": bool(iv["rel_half_width"] > UNSTABLE_HALF_WIDTH), "cycles_per_pair": _median(raw),
            "net_ns_per_pair": 0.0 if baseline else _median(_values(g, "net_ns_per_pair")),
-           "overhead_ratio": nan if baseline else _median(over)}
+           "overhead_ratio": nan if baseline else _median(over), "thp_coverage": _median(_values(g, "thp_coverage"))}
     row.update({"overhead_ratio_ci_low": nan if baseline else over_iv["low"],
                 "overhead_ratio_ci_high": nan if baseline else over_iv["high"],
                 "overhead_ratio_ci_level": nan if baseline else over_iv["level"]})

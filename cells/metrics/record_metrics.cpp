@@ -27,8 +27,16 @@ const Metric kOverheadRatio{.name = "overhead_ratio", .place = MetricPlace::reco
 const Metric kPeakRss{.name = "peak_rss_bytes", .place = MetricPlace::record, .unit = "bytes", .label = "peak RSS MiB", .decimals = 1,
                       .definition = "Peak resident set size of the measured phase (VmHWM, reset right before it).", .mib = true, .in_table = true};
 
+const Metric kThpCoverage{.name = "thp_coverage", .place = MetricPlace::record, .unit = "fraction", .label = "THP coverage", .decimals = 2,
+                          .definition = "Hugepage coverage of the process over the timed work: the median over readings of /proc/self/smaps_rollup "
+                          "every 50 ms (or slower: the sampler keeps its own cost under 1%) of AnonHugePages / Anonymous (PMD-sized "
+                          "transparent huge pages over resident anonymous memory; smaller multi-size THP folios are not counted there, "
+                          "see hugepages.mthp); the record's hugepages block holds the timeline, the peak and the sampler's cost. Null "
+                          "where smaps_rollup is unreadable or nothing was sampled (counts and simulated cells).",
+                          .in_table = true};
+
 const std::vector<const Metric*>& pair_cost_metrics() {
-  static const std::vector<const Metric*> metrics = {&kNetCyclesPerPair, &kNetNsPerPair, &kCyclesPerPair, &kOverheadRatio, &kPeakRss};
+  static const std::vector<const Metric*> metrics = {&kNetCyclesPerPair, &kNetNsPerPair, &kCyclesPerPair, &kOverheadRatio, &kPeakRss, &kThpCoverage};
   return metrics;
 }
 

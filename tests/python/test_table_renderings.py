@@ -22,6 +22,7 @@ HEADERS = {
     "raw cycles/pair": ("cycles_per_pair", None, None, None, 1, 1),
     "net ns/pair": ("net_ns_per_pair", None, None, None, 1, 2),
     "overhead ratio": ("overhead_ratio", "overhead_ratio_ci_low", "overhead_ratio_ci_high", None, 1, 2),
+    "THP coverage": ("thp_coverage", None, None, None, 1, 2),
     "speed vs system": ("speed_vs_system", "speed_ci_low", "speed_ci_high", "speed_vs_system_verdict", 1, 2),
     "overhead vs system": ("overhead_vs_system", "overhead_ci_low", "overhead_ci_high", "overhead_vs_system_verdict", 1, 2),
 }

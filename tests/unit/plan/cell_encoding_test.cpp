@@ -104,7 +104,7 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", 3}}),
             "cell file c.json: 'params' is 3 (accepted: a JSON object)");
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "fast"}}),
-            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts)");
+            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited)");
 }
 
 // A cell's parameters are checked by its workload: a missing or mistyped field names itself.

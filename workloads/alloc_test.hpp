@@ -142,13 +142,12 @@ inline void* allocate_observed(A& alloc, Observer& observer, std::size_t size) {
   return block;
 }
 
-// The malloc step of the slot loops (alloc-test, xthread, larson): draw a size, allocate (observer
-// around the call), write the block whole, count it.  Returns {block, size}, or {nullptr, 0} when
-// the allocator refused (recorded in out.failed_allocation_bytes).
-template <MemoryAccess kAccess, Allocator A, class Observer, class Sizes>
-inline Slot malloc_counted(A& alloc, Observer& observer, const Sizes& sizes, WorkloadRng& rng, AllocTestThreadOutcome& out,
-                           std::uint64_t& live, std::size_t slot) {
-  const std::size_t size = sizes.sample(rng());
+// Allocate `size` bytes for `slot` (observer around the call), write the block as kAccess says
+// (fill = the slot's low byte), count it.  Returns {block, size}, or {nullptr, 0} when the
+// allocator refused (recorded in out.failed_allocation_bytes).
+template <MemoryAccess kAccess, Allocator A, class Observer>
+inline Slot allocate_counted(A& alloc, Observer& observer, std::size_t size, AllocTestThreadOutcome& out, std::uint64_t& live,
+                             std::size_t slot) {
   void* block = allocate_observed(alloc, observer, size);
   if (block == nullptr) [[unlikely]] {
     out.failed_allocation_bytes = size;
@@ -160,6 +159,13 @@ inline Slot malloc_counted(A& alloc, Observer& observer, const Sizes& sizes, Wor
   ++out.mallocs;
   out.op_stream_hash = hash_op(out.op_stream_hash, slot, true, size);
   return Slot{block, size};
+}
+
+// The malloc step of the slot loops (alloc-test, xthread, larson): draw a size, then allocate_counted.
+template <MemoryAccess kAccess, Allocator A, class Observer, class Sizes>
+inline Slot malloc_counted(A& alloc, Observer& observer, const Sizes& sizes, WorkloadRng& rng, AllocTestThreadOutcome& out,
+                           std::uint64_t& live, std::size_t slot) {
+  return allocate_counted<kAccess>(alloc, observer, sizes.sample(rng()), out, live, slot);
 }
 
 // The free step every alloc-test-family loop shares (alloc-test, fitted): read the block back

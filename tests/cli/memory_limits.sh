@@ -53,7 +53,7 @@ done
 [ -z "$(cgroups_of '[0-9]*')" ] && pass || fail "cgroups left behind: $(cgroups_of '[0-9]*')"
 
 # A long limited cell (alloc-test at 4x its peak): its process killed from outside, then the runner itself.
-LONG=(--slots 65536 --iterations 150000000 --max-size-exp 12 --allocators system --threads 1 --reps 1 --no-counts --memory-limit 4xPEAK)
+LONG=(--slots 65536 --iterations 60000000 --max-size-exp 12 --allocators system --threads 1 --reps 1 --no-counts --memory-limit 4xPEAK)
 # wait_for_cgroup PID: the path of the cgroup the runner PID made, once it has a process in it ("" after 60 s).
 wait_for_cgroup() {
   for _ in $(seq 1200); do

@@ -87,28 +87,6 @@ FleetProfilePlan make_fleet_profile_plan(const FleetProfile& profile, std::uint6
 // The build order of one thread: every slot index once, shuffled by `rng` (Fisher-Yates).
 void shuffle_build_order(std::span<std::uint32_t> order, WorkloadRng& rng);
 
-namespace detail {
-
-// A block of row `row` for slot `s`: allocate, write (fill = the slot's low byte), count.
-// Returns {nullptr, 0} when the allocator refused (out.failed_allocation_bytes says the size).
-template <MemoryAccess kAccess, Allocator A>
-inline Slot fleet_allocate(A& alloc, const FleetProfilePlan& plan, std::size_t s, std::size_t row, AllocTestThreadOutcome& out,
-                           std::uint64_t& live) {
-  const std::size_t size = plan.sizes[row];
-  void* block = alloc.allocate(size);
-  if (block == nullptr) [[unlikely]] {
-    out.failed_allocation_bytes = size;
-    return Slot{nullptr, 0};
-  }
-  write_block<kAccess>(block, size, static_cast<int>(s & 0xff));
-  live += size;
-  out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
-  ++out.mallocs;
-  out.op_stream_hash = hash_op(out.op_stream_hash, s, true, size);
-  return Slot{block, size};
-}
-
-}  // namespace detail
 
 // One worker's timed loop: the build (in `order`), then `iterations` churn operations in
 // `segments` equal parts; segment_end(k, outcome so far) after the build (k = 0) and after each
@@ -123,7 +101,7 @@ AllocTestThreadOutcome run_fleet_profile_thread(A& alloc, const FleetProfilePlan
   NoObserver observer;
   std::uint64_t live = 0;
   for (const std::uint32_t s : order)
-    if ((slots[s] = detail::fleet_allocate<kAccess>(alloc, plan, s, plan.slot_row[s], out, live)).size == 0) [[unlikely]]
+    if ((slots[s] = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[plan.slot_row[s]], out, live, s)).size == 0) [[unlikely]]
       return out;
   out.end_live_requested_bytes = live;
   segment_end(0u, out);
@@ -135,7 +113,7 @@ AllocTestThreadOutcome run_fleet_profile_thread(A& alloc, const FleetProfilePlan
       const std::size_t row = plan.draw_row(std::uint32_t(bits));
       const std::uint64_t count = plan.live[row];
       if (count == 0) {
-        const Slot block = detail::fleet_allocate<kAccess>(alloc, plan, transient, row, out, live);
+        const Slot block = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[row], out, live, transient);
         if (block.size == 0) [[unlikely]]
           return out;
         detail::free_counted<kAccess>(alloc, observer, out, live, block.block, block.size, transient);
@@ -143,7 +121,7 @@ AllocTestThreadOutcome run_fleet_profile_thread(A& alloc, const FleetProfilePlan
       }
       const std::size_t s = plan.first_slot[row] + std::size_t(((bits >> 32) * count) >> 32);
       detail::free_counted<kAccess>(alloc, observer, out, live, slots[s].block, slots[s].size, s);
-      if ((slots[s] = detail::fleet_allocate<kAccess>(alloc, plan, s, row, out, live)).size == 0) [[unlikely]]
+      if ((slots[s] = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[row], out, live, s)).size == 0) [[unlikely]]
         return out;
     }
     out.end_live_requested_bytes = live;

@@ -11,8 +11,10 @@
 // every 50 ms over the timed work, slowing down until its readings take at most 1% of its CPU
 // time (a reading walks the page tables under the mmap lock: ~10 ms per GiB of 4 KiB pages, which
 // an mmap or munmap of a worker waits behind).  Its cost is in the record (hugepages.busy_s).  It
-// stays off where its thread would disturb what is measured: counting under callgrind, and the
-// cache simulator's inline worker.
+// starts before the go mark and stops after the done mark and the at_done hook (it allocates
+// then), and stays off where its thread would change what is counted: under callgrind, in the
+// native kernel-events run of a counts cell (its reads would be system calls of the phase), and
+// the cache simulator's inline worker.
 //
 // A worker whose setup() failed still walks through every barrier (nobody deadlocks) and skips
 // its work.  Worker contract (one object per thread, constructed on that thread):
@@ -120,7 +122,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   std::uint64_t wall0 = 0, wall1 = 0, ticks0 = 0, ticks1 = 0;
   std::optional<std::uint64_t> steal0;
   std::optional<HugepageSampler> sampler;
-  const bool sample_hugepages = !counting_measured_phase() && !hooks.inline_single_worker;
+  const bool sample_hugepages = !counting_measured_phase() && !marking_measured_phase() && !hooks.inline_single_worker;
   // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
   auto main_step = [&](int barrier) {
     if (barrier == 1) {
@@ -143,9 +145,9 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       if (const auto steal1 = cpu_steal_ns(pus); steal0 && steal1) m.steal_ns = *steal1 - *steal0;
       m.peak_rss = peak_rss_bytes().value_or(0);
       m.rss_end = current_rss_bytes().value_or(0);
-      if (sampler) m.hugepages = sampler->stop();
       if (hooks.at_done) hooks.at_done();
       if (marking_measured_phase() && n > 1) mark_phase(kPhaseDoneMarker);
+      if (sampler) m.hugepages = sampler->stop();  // it allocates: after the hooks' readings and the done mark
     } else if (barrier == 5) {
       m.rss_after_free = current_rss_bytes().value_or(0);  // comparable with rss_before: same harness memory
       if (hooks.at_released) hooks.at_released();

@@ -132,6 +132,9 @@ void MatrixCommand::check_slurm_target() const {
 }
 
 int MatrixCommand::submit_to_slurm(MatrixPlan plan, const nlohmann::json& context, const std::string& exe, const std::string& command_line) const {
+  // A plan file made for the local backend may carry what only the local runner does.
+  if (!plan.memory_limit.empty()) throw UsageError("the plan has --memory-limit, which applies to --backend local only (a Slurm task runs in the cluster's own cgroup)");
+  if (!plan.thp_mode.empty()) throw UsageError("the plan has --thp, which applies to --backend local only (the nodes' THP mode is the cluster's)");
   check_slurm_target();  // before anything is written or submitted
   const SlurmOptions options{partition, time_limit, results_dir, allow_local_results_dir};
   const SlurmResultsDir dir{results_dir};

@@ -28,7 +28,7 @@ expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix 
 expect_error 2 "--timeout must be a number of seconds" -- "$ALLOCSTRESS" matrix "${R[@]}" --timeout -3
 expect_error 2 "must end in .json"              -- "$ALLOCSTRESS" matrix --out "$T/r.md"
 expect_error 2 "cannot read allocator manifest" -- "$ALLOCSTRESS" list --manifest "$T/none.tsv"
-expect_error 2 "unknown workload 'hashmap' (accepted: alloc-test, bintree, linkedlist, multilist, xthread, larson, lifetime, phase-ramp, phase-plateau, phase-peak, false-sharing-active, false-sharing-passive, replay, fitted, prog-python3, prog-cc1, prog-sqlite3, prog-lua, prog-ghostscript, prog-redis, prog-xz, prog-rocksdb; each optionally as WORKLOAD:LABEL)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree,hashmap
+expect_error 2 "unknown workload 'hashmap' (accepted: alloc-test, bintree, linkedlist, multilist, xthread, larson, lifetime, fleet-profile, phase-ramp, phase-plateau, phase-peak, false-sharing-active, false-sharing-passive, replay, fitted, prog-python3, prog-cc1, prog-sqlite3, prog-lua, prog-ghostscript, prog-redis, prog-xz, prog-rocksdb; each optionally as WORKLOAD:LABEL)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree,hashmap
 expect_error 2 "bintree: --node-size out of range: 16 (accepted: 32..65536)" -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintree --node-size 16
 expect_error 2 "--node-size 36 is not a multiple of 8" -- "$ALLOCSTRESS" run --allocator pool --workload linkedlist --node-size 36
 expect_error 2 "--churn out of range: 101 (accepted: 0..100)" -- "$ALLOCSTRESS" run --allocator pool --workload bintree --churn 101

@@ -1,5 +1,6 @@
 // Collects the machine description for results files from /proc, /sys, uname, hwloc and git.
 #include "platform/machine_context.hpp"
+#include "platform/thp_mode.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -31,11 +32,8 @@ std::string read_first_line(const char* path) {
 }
 
 // "always [madvise] never" -> "madvise"
-std::string bracketed_choice(const std::string& line) {
-  const auto open = line.find('['), close = line.find(']');
-  if (open == std::string::npos || close == std::string::npos || close < open) return line;
-  return line.substr(open + 1, close - open - 1);
-}
+// The bracketed word of a sysfs choice line (platform/thp_mode.hpp), or the line as it is.
+std::string chosen_or_line(const std::string& line) { return std::string(bracketed_choice(line).value_or(line)); }
 
 std::string cpuinfo_field(const std::string& key) {
   std::ifstream in("/proc/cpuinfo");
@@ -179,8 +177,8 @@ nlohmann::json machine_context(const Topology& topology, const std::string& comm
           {"caches", topo.at("caches")},
           {"topology", topo},
           {"kernel", std::string(u.sysname) + " " + u.release + " " + u.version},
-          {"thp_mode", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/enabled"))},
-          {"thp_defrag", bracketed_choice(read_first_line("/sys/kernel/mm/transparent_hugepage/defrag"))},
+          {"thp_mode", chosen_or_line(read_first_line("/sys/kernel/mm/transparent_hugepage/enabled"))},
+          {"thp_defrag", chosen_or_line(read_first_line("/sys/kernel/mm/transparent_hugepage/defrag"))},
           {"governor", governor},
           {"turbo", turbo},
           {"busy_processes", busy},

@@ -337,7 +337,7 @@ PYBIND11_MODULE(_core, m) {
       "memory_markdown",
       [](const std::string& results_json) { return memory_markdown(nlohmann::json::parse(results_json)); },
       py::arg("results_json"),
-      "The memory tables of the Markdown table (results/memory_tables.cpp: limited cells) of a results document given as JSON text; '' without any");
+      "The memory tables of the Markdown table (results/memory_tables.cpp: limited cells, ageing penalty) of a results document given as JSON text; '' without any");
 
   // The workload registry and the metric catalogue (cells/): what the tables show, defined once.
   auto as_python = [](const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); };

@@ -14,6 +14,7 @@
 #include "allocators/in_tree_registry.hpp"
 #include "allocators/drop_in/allocator_fingerprint.hpp"
 #include "allocators/drop_in/allocator_memory.hpp"
+#include "cells/cell_ageing.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/metrics/record_metrics.hpp"
 #include "cells/sized_params.hpp"
@@ -49,8 +50,8 @@ template <Allocator A, class Sizes>
 class AllocTestWorker {
  public:
   AllocTestWorker(std::size_t index, const AllocTestParams& p, const ParetoSlotPicker& picker, const Sizes& sizes,
-                  const SamplePass* sample)
-      : p_(p), picker_(picker), sizes_(sizes), rng_(make_thread_rng(p.seed, unsigned(index))), sample_(sample) {}
+                  const SamplePass* sample, CellAgeing* ageing)
+      : index_(index), p_(p), picker_(picker), sizes_(sizes), rng_(make_thread_rng(p.seed, unsigned(index))), sample_(sample), ageing_(ageing) {}
 
   std::string setup() {
     slots_.emplace(p_.slots_per_thread());
@@ -60,7 +61,7 @@ class AllocTestWorker {
       observer = std::make_unique<LatencyObserver>(sample_->sample_every, sample_->timer.empty_bracket_ticks, std::size_t{4096});
       counters.emplace(profile_events());
     }
-    return "";
+    return ageing_->age(aged_, *alloc_, index_);
   }
   void run() {
     if (!observer) {
@@ -86,7 +87,10 @@ class AllocTestWorker {
     for (const Slot& s : slots_->span())
       if (s.size != 0) *usable_live_bytes += sample_->usable(s.block);
   }
-  void release() { release_all_slots(*alloc_, slots_->span()); }
+  void release() {
+    release_all_slots(*alloc_, slots_->span());
+    ageing_->release(aged_, *alloc_, index_);
+  }
 
   AllocTestThreadOutcome outcome;
   WorkerSegments segments;
@@ -95,13 +99,16 @@ class AllocTestWorker {
   std::optional<std::uint64_t> usable_live_bytes;  // Σ usable size of the live blocks after the loop
 
  private:
+  std::size_t index_;
   const AllocTestParams& p_;
   const ParetoSlotPicker& picker_;
   const Sizes& sizes_;
   WorkloadRng rng_;
   const SamplePass* sample_;
+  CellAgeing* ageing_;
   std::optional<SlotArray> slots_;
   std::optional<A> alloc_;
+  std::optional<AgedHeap> aged_;  // after alloc_: destroyed before it
 };
 
 // What a profile pass keeps of each worker once the worker is gone.
@@ -184,6 +191,7 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
   SamplePass sample;
   if (sampling) sample = {cell.profile.sample_every, calibrate_timer(), checked_usable_size()};
   nlohmann::json memory_at_peak, memory_at_end;
+  CellAgeing ageing(cell, pus.size());
   PhaseHooks hooks;
   if (sampling) {
     hooks.at_done = [&] { memory_at_peak = allocator_reported_memory(); };
@@ -201,12 +209,13 @@ nlohmann::json run_alloc_test_cell(const Cell& cell, const AllocatorSpec& alloca
             segments[i] = std::move(w.segments);
             if (w.observer) profiles[i] = {std::move(w.observer), w.counters->values_with_provenance(), w.usable_live_bytes};
           },
-          p, picker, sizes, sampling ? &sample : nullptr);
+          p, picker, sizes, sampling ? &sample : nullptr, &ageing);
     });
   });
 
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
   if (!sampling) rec["segments"] = segments_record(segments);
+  ageing.add_to(rec);
   const std::string failure = rec.value("status", "") == "ok" ? "" : rec.value("reason", std::string("failed"));
   if (cell.mode == CellMode::profile) rec["profile"] = {{"pass", cell.profile.pass}};
   if (!sampling || !failure.empty()) return rec;
@@ -272,6 +281,7 @@ const WorkloadEntry kAllocTestEntry{
     .profiles = true,
     .counts = true,
     .counts_prefix = "iterations_per_thread",
+    .ages = true,
 };
 
 }  // namespace allocstress

@@ -14,14 +14,15 @@ std::string_view to_string(CellMode mode) {
     case CellMode::profile: return "profile";
     case CellMode::counts: return "counts";
     case CellMode::limited: return "limited";
+    case CellMode::aged: return "aged";
   }
   return "timing";
 }
 
 CellMode parse_cell_mode(std::string_view text) {
-  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited})
+  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited, CellMode::aged})
     if (to_string(m) == text) return m;
-  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited)");
+  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited, aged)");
 }
 
 std::string_view mode_suffix(CellMode mode) {
@@ -31,6 +32,7 @@ std::string_view mode_suffix(CellMode mode) {
     case CellMode::profile: return "/profile";
     case CellMode::counts: return "/counts";
     case CellMode::limited: return "/limited";
+    case CellMode::aged: return "/aged";
   }
   return "";
 }

@@ -21,11 +21,13 @@ namespace allocstress {
 // cache misses of its measured phase (`--counts`: the deterministic tier).
 // limited: a timing run inside a memory cgroup with a limit (run/memory_limit_cell.hpp): its outcome
 // under the limit is the result, kept apart from the unlimited timing runs.
-enum class CellMode { timing, simulate, profile, counts, limited };
-std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited"
+// aged: a timing run on an aged heap (Cell::age, workloads/heap_ageing.hpp), repeated like the
+// timing runs and compared with them (the ageing penalty), kept apart from them.
+enum class CellMode { timing, simulate, profile, counts, limited, aged };
+std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited", "aged"
 // Throws std::invalid_argument naming the accepted modes.
 CellMode parse_cell_mode(std::string_view text);
-// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited".
+// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited", "/aged".
 std::string_view mode_suffix(CellMode mode);
 
 // A profile run of an alloc-test cell (run/profile_run.hpp): the outer process fingerprints the
@@ -51,6 +53,7 @@ struct Cell {
                                                      // runs (the replay program); not parameters
   CellMode mode = CellMode::timing;
   ProfileSpec profile;            // mode profile only
+  std::string age;                // mode aged only: the ageing SPEC (workloads/heap_ageing.hpp parses it)
 
   PlacementRequest placement_request() const { return {threads, placement}; }
 };

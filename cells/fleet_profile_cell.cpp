@@ -19,6 +19,7 @@
 
 #include "allocators/in_tree_registry.hpp"
 #include "allocators/os_chunks.hpp"
+#include "cells/cell_ageing.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/metrics/record_metrics.hpp"
 #include "cells/params_json.hpp"
@@ -62,8 +63,8 @@ FleetParams fleet_params(const nlohmann::json& params) {
 template <Allocator A>
 class FleetWorker {
  public:
-  FleetWorker(std::size_t index, const FleetParams& p, const FleetProfilePlan& plan)
-      : p_(p), plan_(plan), rng_(make_thread_rng(p.seed, unsigned(index))) {}
+  FleetWorker(std::size_t index, const FleetParams& p, const FleetProfilePlan& plan, CellAgeing* ageing)
+      : index_(index), p_(p), plan_(plan), rng_(make_thread_rng(p.seed, unsigned(index))), ageing_(ageing) {}
 
   std::string setup() {
     slots_.emplace(plan_.slots);
@@ -74,7 +75,7 @@ class FleetWorker {
     shuffle_build_order({order_, plan_.slots}, rng_);
     alloc_.emplace(plan_.sizes.back());
     cycles.reserve(kChurnSegments + 1);
-    return "";
+    return ageing_->age(aged_, *alloc_, index_);
   }
   void run() {
     std::uint64_t last = cycle_counter_begin();
@@ -90,6 +91,7 @@ class FleetWorker {
   void inspect() {}
   void release() {
     release_all_slots(*alloc_, slots_->span());
+    ageing_->release(aged_, *alloc_, index_);
     if (order_ != nullptr) munmap(order_, order_bytes_);
     order_ = nullptr;
   }
@@ -98,13 +100,16 @@ class FleetWorker {
   std::vector<std::uint64_t> cycles;  // the build's, then each churn segment's
 
  private:
+  std::size_t index_;
   const FleetParams& p_;
   const FleetProfilePlan& plan_;
   WorkloadRng rng_;
+  CellAgeing* ageing_;
   std::optional<SlotArray> slots_;
   std::uint32_t* order_ = nullptr;
   std::size_t order_bytes_ = 0;
   std::optional<A> alloc_;
+  std::optional<AgedHeap> aged_;  // after alloc_: destroyed before it
 };
 
 nlohmann::json run_fleet_profile_cell(const Cell& cell, const AllocatorSpec& allocator, const Topology& topology,
@@ -113,6 +118,7 @@ nlohmann::json run_fleet_profile_cell(const Cell& cell, const AllocatorSpec& all
   const FleetProfilePlan plan = make_fleet_profile_plan(fleet_profile(p.profile), p.heap_bytes / pus.size());
   std::vector<AllocTestThreadOutcome> outcomes(pus.size());
   std::vector<std::vector<std::uint64_t>> cycles(pus.size());
+  CellAgeing ageing(cell, pus.size());
   const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
     return run_measured_phase<FleetWorker<A>>(
         topology, pus, PhaseHooks{},
@@ -120,9 +126,10 @@ nlohmann::json run_fleet_profile_cell(const Cell& cell, const AllocatorSpec& all
           outcomes[i] = w.outcome;
           cycles[i] = std::move(w.cycles);
         },
-        p, plan);
+        p, plan, &ageing);
   });
   nlohmann::json rec = alloc_family_record(cell, allocator, pus, m, outcomes);
+  ageing.add_to(rec);
   if (rec.value("status", "") != "ok") return rec;
   // The build's and the churn's raw cycles (not net of void): the build is every worker's first segment.
   std::uint64_t build_cycles = 0, churn_cycles = 0;
@@ -238,6 +245,7 @@ const WorkloadEntry kFleetProfileEntry{
     .label_params = label_params,
     .counts = true,
     .counts_prefix = "iterations_per_thread",
+    .ages = true,
 };
 
 }  // namespace allocstress

@@ -9,6 +9,7 @@
 #include "platform/cache_simulation.hpp"
 #include "platform/errors.hpp"
 #include "platform/syscall_trace.hpp"
+#include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
 
@@ -132,9 +133,6 @@ nlohmann::json record_params(const Cell& cell) {
   return e != nullptr && e->record_params != nullptr ? e->record_params(cell.params, cell.threads) : cell.params;
 }
 
-namespace {
-
-// "bintree, linkedlist and multilist": the workloads with a capability.
 std::string names_with(bool WorkloadEntry::*capability) {
   std::vector<std::string> names;
   for (const WorkloadEntry* e : workload_registry())
@@ -143,6 +141,8 @@ std::string names_with(bool WorkloadEntry::*capability) {
   for (std::size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   return out;
 }
+
+namespace {
 
 void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpec& allocator) {
   if (cell.mode == CellMode::simulate) {
@@ -160,6 +160,14 @@ void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpe
                        " threads (accepted at N threads: " + names_with(&WorkloadEntry::counts_threads) +
                        ", whose waits for other threads the counts leave out)");
     if (const std::string missing = cache_simulation_unavailable(); !missing.empty()) throw UsageError(missing);
+  }
+  if (cell.mode == CellMode::aged) {
+    if (!entry.ages) throw UsageError("--age applies to " + names_with(&WorkloadEntry::ages) + " (workloads that draw sizes), not to " + cell.workload);
+    try {
+      parse_age_spec(cell.age);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   if (cell.mode != CellMode::profile) return;
   if (!entry.profiles)

@@ -95,6 +95,10 @@ struct WorkloadEntry {
   // with less of it is a prefix of the whole one ("iterations_per_thread"), or "": the counts
   // cell runs the full parameters.
   std::string_view counts_prefix;
+  // `--age SPEC` runs it on an aged heap (workloads/heap_ageing.hpp): each of its workers builds an
+  // AgedHeap through its own allocator in setup() and releases it in release(), and the record
+  // carries the ageing block (cell mode aged).
+  bool ages = false;
   std::vector<std::string_view> companions;  // workloads the matrix runs beside it ...
   std::string_view companion_reason;         // ... because
 };
@@ -127,6 +131,8 @@ nlohmann::json workload_registry_json();
 std::vector<std::string> workload_names();
 // "alloc-test, bintree, ..." for messages and help.
 std::string workload_names_text();
+// "bintree, linkedlist and multilist": the workloads with a capability (&WorkloadEntry::ages, ...).
+std::string names_with(bool WorkloadEntry::*capability);
 // The metric `entry`'s allocators are ranked by (the one its metrics mark headline), or nullptr.
 const Metric* headline_metric(const WorkloadEntry& entry);
 // The metric `entry`'s allocators are ranked by for memory (marked memory_headline), or nullptr.

@@ -28,6 +28,7 @@ struct RunCommand {
   CLI::App* cmd = nullptr;
   std::string allocator, manifest, cell_file;
   std::string threads;
+  std::string age;  // --age SPEC: mode aged
   bool verify_only = false, cache_sim = false, profile = false, counts = false;
   std::uint64_t sample_every = 64;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
@@ -77,6 +78,7 @@ struct MatrixCommand {
   std::uint64_t counts_iterations = kDefaultCountsIterations;
   std::string memory_limit;  // --memory-limit SPEC
   std::string thp_mode;      // --thp MODE
+  std::string age;           // --age SPEC
   double target_ci_pct = 0;
   std::string time_budget;
   WorkloadFlags workload;

@@ -90,6 +90,11 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "restored afterwards, also after an interrupt or by the next run after a kill; without root: never only, per "
                   "process)")
       ->group("Memory");
+  cmd->add_option("--age", age,
+                  "Add an aged cell beside each timing cell of alloc-test and fleet-profile (every repetition, void aside): the "
+                  "workload runs on a heap aged by SPEC = HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N], "
+                  "e.g. 64M,keep=0.25; the ageing penalty table compares it with the fresh heap")
+      ->group("Memory");
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
@@ -136,7 +141,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     if (const std::string given = workload.first_given(); !given.empty()) throw UsageError(own_plan + given);
     for (const char* opt : {"--preset", "--allocators", "--add-allocator", "--allocator", "--manifest", "--threads", "--reps", "--timeout", "--warmup",
                             "--cache-sim", "--profile", "--sample-every", "--counts", "--no-counts", "--counts-iterations", "--target-ci",
-                            "--time-budget", "--memory-limit", "--thp"})
+                            "--time-budget", "--memory-limit", "--thp", "--age"})
       if (cmd->count(opt) > 0) throw UsageError(own_plan + opt);
     if (resume && backend != "slurm" && cmd->count("--force") > 0) throw UsageError(own_plan + "--force");
     if (!plan_file.empty() && resume) throw UsageError(own_plan + "--resume");
@@ -189,6 +194,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (cmd->count("--time-budget") > 0) request.time_budget_s = parse_duration_seconds("--time-budget", time_budget);
   request.memory_limit = memory_limit;
   request.thp_mode = thp_mode;
+  request.age = age;
   if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
     if (!memory_limit.empty()) throw UsageError("--memory-limit applies to --backend local only (a Slurm task runs in the cluster's own cgroup)");
     if (!thp_mode.empty()) throw UsageError("--thp applies to --backend local only (the nodes' THP mode is the cluster's)");

@@ -54,11 +54,12 @@ Cell cell_from_flags(const RunCommand& r) {
     }
     cell.threads = d.threads.value_or(entry.prepare != nullptr ? 0 : 1);  // 0: the prepared inputs say
   }
-  if (int(r.cache_sim) + int(r.profile) + int(r.counts) > 1)
-    throw UsageError("--profile, --cache-sim and --counts are separate runs: pass one of them");
+  if (int(r.cache_sim) + int(r.profile) + int(r.counts) + int(!r.age.empty()) > 1)
+    throw UsageError("--profile, --cache-sim, --counts and --age are separate runs: pass one of them");
   if (!r.profile && r.cmd->count("--sample-every") > 0) throw UsageError("--sample-every applies to --profile runs only");
   if (!r.counts && r.cmd->count("--counts-iterations") > 0) throw UsageError("--counts-iterations applies to --counts runs only");
-  cell.mode = r.cache_sim ? CellMode::simulate : r.profile ? CellMode::profile : r.counts ? CellMode::counts : CellMode::timing;
+  cell.mode = r.cache_sim ? CellMode::simulate : r.profile ? CellMode::profile : r.counts ? CellMode::counts : !r.age.empty() ? CellMode::aged : CellMode::timing;
+  cell.age = r.age;
   cell.profile.sample_every = r.sample_every;
   if (r.counts && r.counts_iterations == 0) throw UsageError("--counts-iterations must be at least 1, got 0");
   if (r.counts) cell.params = counts_params(entry, cell.params, r.counts_iterations);
@@ -89,6 +90,10 @@ void RunCommand::add_to(CLI::App& app) {
   cmd->add_option("--counts-iterations", counts_iterations,
                   "--counts: at most N iterations per thread (alloc-test, xthread: a prefix of the op stream; default 1000000)")
       ->check(kWholeNumber)
+      ->group("Modes");
+  cmd->add_option("--age", age,
+                  "Run on an aged heap: SPEC = HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N], e.g. 64M,keep=0.25 "
+                  "(alloc-test, fleet-profile; docs/memory.md)")
       ->group("Modes");
   workload.add_placement_to(*cmd);
   workload.add_deprecated_to(*cmd);

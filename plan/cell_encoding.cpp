@@ -14,6 +14,7 @@
 #include "plan/workload_params.hpp"
 #include "platform/child_process.hpp"
 #include "platform/errors.hpp"
+#include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
 
@@ -29,6 +30,7 @@ nlohmann::json cell_to_json(const Cell& c) {
                       {"params", c.params}};
   if (!c.allocator_library.empty()) j["allocator_library"] = c.allocator_library;
   if (!c.inputs.empty()) j["inputs"] = c.inputs;
+  if (c.mode == CellMode::aged) j["age"] = c.age;
   if (c.mode == CellMode::profile)
     j["profile"] = {{"sample_every", c.profile.sample_every},
                     {"pass", c.profile.pass},
@@ -68,7 +70,10 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
   try {
     c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
-    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile or counts", "timing", false));
+    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited or aged", "timing", false));
+    c.age = member<std::string>(j, "age", where, "an ageing spec, as --age takes it", "", c.mode == CellMode::aged);
+    if (c.mode == CellMode::aged) parse_age_spec(c.age);
+    else if (!c.age.empty()) throw UsageError(where + ": 'age' is set but the mode is " + std::string(to_string(c.mode)) + " (accepted: 'age' with mode aged only)");
   } catch (const std::invalid_argument& e) {
     throw UsageError(where + ": " + e.what());
   }
@@ -155,6 +160,7 @@ std::vector<std::string> cell_command(const std::string& executable, const Cell&
       argv.insert(argv.end(), {"--counts-iterations", c.params.at(std::string(prefix)).dump()});
   }
   if (c.mode == CellMode::profile) argv.insert(argv.end(), {"--profile", "--sample-every", std::to_string(c.profile.sample_every)});
+  if (c.mode == CellMode::aged) argv.insert(argv.end(), {"--age", c.age});
   if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
   if (is_program_workload(c.workload) && c.params.contains("program")) {  // a program of a user's programs file
     const std::string origin = c.params.at("program").value("origin", "");

@@ -27,9 +27,12 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   if (const auto it = plan.inputs.find(workload); it != plan.inputs.end()) c.inputs = it->second;
   c.mode = mode;
   c.profile.sample_every = plan.sample_every;
+  if (mode == CellMode::aged) c.age = plan.age;
   if (mode == CellMode::counts) c.params = counts_params(workload_entry(workload), c.params, plan.counts_iterations);
   const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) +
-                          (mode == CellMode::timing ? "/rep:" + std::to_string(rep) : std::string(mode_suffix(mode)));
+                          (mode == CellMode::timing ? "/rep:" + std::to_string(rep)
+                           : mode == CellMode::aged ? std::string(mode_suffix(mode)) + "/rep:" + std::to_string(rep)
+                                                    : std::string(mode_suffix(mode)));
   return {key, std::move(c), rep};
 }
 
@@ -55,7 +58,9 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
   for (unsigned rep = 0; rep < repetitions; ++rep) {
     const std::size_t first = out.size();
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
-      if (skipped_pair(w, a.name) == nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
+      if (skipped_pair(w, a.name) != nullptr) return;
+      out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
+      if (!age.empty() && workload_entry(w).ages && a.name != VoidAllocator::name()) out.push_back(make_cell(*this, w, a, t, rep, CellMode::aged));
     });
     if (randomised_order) {
       std::mt19937_64 order(0x5eed1000u + rep);
@@ -177,6 +182,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"randomised_order", randomised_order},
           {"memory_limit", memory_limit},
           {"thp_mode", thp_mode},
+          {"age", age},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -215,6 +221,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.randomised_order = j.value("randomised_order", false);
     p.memory_limit = j.value("memory_limit", "");
     p.thp_mode = j.value("thp_mode", "");
+    p.age = j.value("age", "");
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

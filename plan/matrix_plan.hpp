@@ -86,8 +86,12 @@ struct MatrixPlan {
   // system's THP mode for the whole run (root) and restores it, or, for `never` without root,
   // each cell process switches THP off for itself (prctl).  Every record says the mode it ran under.
   std::string thp_mode;
+  // --age SPEC (workloads/heap_ageing.hpp): "" = none; else one aged cell beside each timing cell of
+  // the workloads that age (WorkloadEntry::ages), void aside, in every repetition and shuffled with
+  // them (keys ".../aged/rep:R").
+  std::string age;
 
-  // The cells that run: repetition-major timing cells, then the limited cells, then the counts
+  // The cells that run: repetition-major timing cells (with the aged cells), then the limited cells, then the counts
   // tier, then the simulated-cache cells, then the profile cells.
   std::vector<MatrixCell> cells() const;
   // The warm-up runs, round by round (see warmup_runs): keys ".../warmup:R"; system first in round 0.

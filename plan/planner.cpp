@@ -14,6 +14,7 @@
 #include "platform/comma_list.hpp"
 #include "platform/memory_cgroup.hpp"
 #include "platform/thp_mode.hpp"
+#include "workloads/heap_ageing.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
@@ -301,6 +302,16 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     if (const std::string refusal = thp_refusal(mode, can_set_system_thp_mode()); !refusal.empty() && mode != ThpMode::never)
       throw UsageError("--thp " + r.thp_mode + ": " + refusal);
     plan.thp_mode = std::string(to_string(mode));
+  }
+  if (!r.age.empty()) {
+    try {
+      parse_age_spec(r.age);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (std::none_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) { return workload_entry(w).ages; }))
+      throw UsageError("--age applies to " + names_with(&WorkloadEntry::ages) + " (workloads that draw sizes), and this matrix has none of them");
+    plan.age = r.age;
   }
   plan.repetitions = r.repetitions.value_or(preset.repetitions);
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");

@@ -45,6 +45,7 @@ struct PlanRequest {
   bool randomised_order = false;   // MatrixPlan::randomised_order
   std::string memory_limit;        // --memory-limit SPEC (plan/memory_limit_spec.hpp); "" = none
   std::string thp_mode;            // --thp MODE (MatrixPlan::thp_mode); "" = leave the system's
+  std::string age;                 // --age SPEC (MatrixPlan::age); "" = fresh heaps only
 };
 
 struct PlanServices {

@@ -1,6 +1,7 @@
 // The Markdown summary's memory tables beside the timing tables: the outcomes of the limited
-// cells (mode "limited": a memory cgroup per cell, run/memory_limit_cell.hpp).  The HTML report
-// renders the same text (_core.memory_markdown), so the two cannot disagree.
+// cells (mode "limited": a memory cgroup per cell, run/memory_limit_cell.hpp), and the ageing
+// penalty (ageing_tables.cpp).  The HTML report renders the same text (_core.memory_markdown), so
+// the two cannot disagree.
 #include <string>
 
 #include "results/table_parts.hpp"
@@ -39,6 +40,11 @@ void memory_limit_table(std::ostringstream& md, const Json& benchmarks) {
         "killer ended it (the allocator did not fit); **failed**: the process failed otherwise (its reason is in the record). "
         "Limit hits: v1 memory.failcnt, v2 memory.events max. cgroup peak: v1 memory.max_usage_in_bytes, v2 memory.peak "
         "(it counts page cache and kernel memory charged to the cell, not only its RSS). n/a: the controller has no such counter.\n";
+}
+
+void memory_tables(std::ostringstream& md, const Json& benchmarks) {
+  memory_limit_table(md, benchmarks);
+  ageing_penalty_table(md, benchmarks);
 }
 
 }  // namespace allocstress::table_parts

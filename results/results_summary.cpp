@@ -83,6 +83,8 @@ Json summarised_workload_metrics(const std::vector<const Json*>& group, const st
 // The median's interval of `metric` over the group (its values per process: for a net metric each
 // is the allocator's process minus the void process of the same repetition, so the void
 // baseline's own spread is inside), or null when a record lacks it.
+}  // namespace
+
 Json median_interval_entry(const std::vector<const Json*>& group, const Json::json_pointer& where) {
   std::vector<double> values;
   for (const Json* r : group)
@@ -94,19 +96,21 @@ Json median_interval_entry(const std::vector<const Json*>& group, const Json::js
           {"relative_half_width", median != 0 ? Json((ci.high - ci.low) / 2 / std::fabs(median)) : Json(nullptr)}};
 }
 
-// The interval of system's median / this cell's median from the two cells' intervals of the speed
-// metric: [system low / mine high, system high / mine low].  It holds the true ratio whenever both
-// intervals hold their medians, so its level is at least level(mine) + level(system) - 1
-// (Bonferroni).  high is null (unbounded) where my interval reaches 0 or below; the whole entry
-// is null where a ratio means nothing (my high or system's low is not above 0).
+Json quotient_interval(const Json& numerator, const Json& denominator, const std::string& method) {
+  if (!numerator.is_object() || !denominator.is_object()) return nullptr;
+  const double d_low = denominator.at("low").get<double>(), d_high = denominator.at("high").get<double>();
+  const double n_low = numerator.at("low").get<double>(), n_high = numerator.at("high").get<double>();
+  if (d_high <= 0 || n_low <= 0) return nullptr;
+  return {{"low", n_low / d_high}, {"high", d_low > 0 ? Json(n_high / d_low) : Json(nullptr)},
+          {"level_at_least", std::max(0.0, numerator.at("level").get<double>() + denominator.at("level").get<double>() - 1)},
+          {"method", method}};
+}
+
+namespace {
+
+// System's median / this cell's median: the quotient of system's interval over this cell's.
 Json ratio_interval(const Json& mine, const Json& system) {
-  if (!mine.is_object() || !system.is_object()) return nullptr;
-  const double m_low = mine.at("low").get<double>(), m_high = mine.at("high").get<double>();
-  const double s_low = system.at("low").get<double>(), s_high = system.at("high").get<double>();
-  if (m_high <= 0 || s_low <= 0) return nullptr;
-  return {{"low", s_low / m_high}, {"high", m_low > 0 ? Json(s_high / m_low) : Json(nullptr)},
-          {"level_at_least", std::max(0.0, mine.at("level").get<double>() + system.at("level").get<double>() - 1)},
-          {"method", "system's interval of the median over this cell's (both order-statistic intervals); level by Bonferroni"}};
+  return quotient_interval(system, mine, "system's interval of the median over this cell's (both order-statistic intervals); level by Bonferroni");
 }
 
 // "faster" / "slower" than system when the two cells' intervals of the speed metric do not
@@ -202,8 +206,8 @@ void attach_net_costs(std::vector<Json>& records) {
   for (const auto& r : records)
     if (is_ok_timing(r) && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
       baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>(), is_disturbed_record(r)};
-  for (auto& r : records) {
-    if (!is_ok_timing(r) || !has_baseline(r)) continue;
+  for (auto& r : records) {  // timing records, and aged ones: the void baseline of the same repetition is fresh, as void's harness work is
+    if (!(is_ok_timing(r) || (is_ok(r) && r.value("mode", "") == "aged")) || !has_baseline(r)) continue;
     const auto it = baseline.find(workload_threads_rep(r));
     if (it == baseline.end()) {
       r["baseline_cycles_per_pair"] = nullptr;

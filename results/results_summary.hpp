@@ -39,7 +39,8 @@ inline constexpr const char* kBaselineAllocator = "void";
 inline constexpr const char* kReferenceAllocator = "system";
 
 // Adds net_cycles_per_pair and net_ns_per_pair (null when no ok baseline record matches) and
-// baseline_cycles_per_pair to every ok record.
+// baseline_cycles_per_pair to every ok timing record and every ok aged record (mode aged: its
+// baseline is void's timing record of the same repetition).
 void attach_net_costs(std::vector<nlohmann::json>& records);
 
 // Adds counts.net_instructions_per_unit, net_estimated_cycles_per_unit, net_d1_misses_per_unit
@@ -53,6 +54,19 @@ void attach_net_counts(std::vector<nlohmann::json>& records);
 // divided by the same allocator's at 1 thread (Berger's blowup: memory a multi-threaded run needs
 // beyond the single-threaded run for the same kind of live data); n/a without a 1-thread profile.
 void attach_blowup(std::vector<nlohmann::json>& records);
+
+// A distribution-free interval of the median over the records' values at `where` ({low, high,
+// level, n, method, relative_half_width}); null unless every record has a number there and there
+// are at least two.
+nlohmann::json median_interval_entry(const std::vector<const nlohmann::json*>& group, const nlohmann::json::json_pointer& where);
+
+// The interval of numerator's median / denominator's median from their two intervals of the
+// median: [numerator low / denominator high, numerator high / denominator low].  It holds the true
+// ratio whenever both intervals hold their medians, so its level is at least the sum of both
+// levels - 1 (Bonferroni): {low, high, level_at_least, method}.  high is null (unbounded) where the
+// denominator's interval reaches 0 or below; the whole entry is null where a ratio means nothing
+// (the denominator's high or the numerator's low is not above 0) or an interval is missing.
+nlohmann::json quotient_interval(const nlohmann::json& numerator, const nlohmann::json& denominator, const std::string& method);
 
 // The figure speed_vs_system compares: the workload's headline metric where it is a record field
 // (net cycles/pair, search cycles/visit) or a program's (wall_s, in workload_metrics); "" where

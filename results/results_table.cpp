@@ -104,7 +104,7 @@ std::string counts_markdown(const Json& results) {
 
 std::string memory_markdown(const Json& results) {
   std::ostringstream md;
-  memory_limit_table(md, results.at("benchmarks"));
+  memory_tables(md, results.at("benchmarks"));
   return md.str();
 }
 
@@ -153,7 +153,7 @@ std::string markdown_table(const Json& results) {
   const Aggregates agg = aggregates_of(results.at("benchmarks"));
   std::map<CellKey, std::vector<const Json*>> unmeasured, disturbed;
   for (const auto& e : results.at("benchmarks")) {
-    if (e.at("run_type") == "aggregate" || e.value("mode", "") == "limited") continue;  // limited cells: their own table
+    if (e.at("run_type") == "aggregate" || e.value("mode", "") == "limited" || e.value("mode", "") == "aged") continue;  // their own tables
     const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("status") != "ok") {
       unmeasured[key].push_back(&e);
@@ -174,7 +174,7 @@ std::string markdown_table(const Json& results) {
   counts_table(md, results.at("benchmarks"), agg);
   simulation_table(md, results.at("benchmarks"), agg);
   profile_table(md, results.at("benchmarks"));
-  memory_limit_table(md, results.at("benchmarks"));
+  memory_tables(md, results.at("benchmarks"));
 
   std::set<std::string> noted;
   for (const auto& [key, entries] : unmeasured) {

@@ -59,8 +59,11 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
 // The Gleipnir-style simulated-cache table (mode "simulate" records), and the profile table.
 void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 void profile_table(std::ostringstream& md, const Json& benchmarks);
-// The outcomes of the limited cells (mode "limited": memory_tables.cpp), if any.
+// The memory tables beside speed (memory_tables.cpp): the outcomes of the limited cells (mode
+// "limited"), then the ageing penalty (mode "aged": ageing_tables.cpp); each only where it has cells.
+void memory_tables(std::ostringstream& md, const Json& benchmarks);
 void memory_limit_table(std::ostringstream& md, const Json& benchmarks);
+void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks);
 // The counts tier (mode "counts" records), one table per workload, ranked by net estimated cycles.
 void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 // Reproduction intervals (reproduction_table.cpp): one row per cell whose median entry has one,

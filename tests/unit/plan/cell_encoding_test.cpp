@@ -2,6 +2,8 @@
 // workload's cell survives JSON and its flags, and bad cells are refused with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"
 #include "plan/presets.hpp"
@@ -104,7 +106,31 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", 3}}),
             "cell file c.json: 'params' is 3 (accepted: a JSON object)");
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "fast"}}),
-            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited)");
+            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited, aged)");
+  const nlohmann::json aged = {{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "aged"}};
+  EXPECT_EQ(error_of(aged), "cell file c.json: 'age' is missing (accepted: an ageing spec, as --age takes it)");
+  nlohmann::json bad_age = aged;
+  bad_age["age"] = "64M,keep=2";
+  EXPECT_NE(error_of(bad_age).find("cell file c.json: --age '64M,keep=2': keep=2 is not in (0, 1)"), std::string::npos) << error_of(bad_age);
+  nlohmann::json timing_with_age = aged;
+  timing_with_age["mode"] = "timing";
+  timing_with_age["age"] = "64M";
+  EXPECT_EQ(error_of(timing_with_age), "cell file c.json: 'age' is set but the mode is timing (accepted: 'age' with mode aged only)");
+}
+
+// An aged cell carries its spec through JSON and onto its command line.
+TEST(CellEncoding, AnAgedCellKeepsItsSpec) {
+  Cell c = cell_of(workload_entry("alloc-test"));
+  c.mode = CellMode::aged;
+  c.age = "64M,keep=0.5";
+  const Cell back = cell_from_json(cell_to_json(c), "test");
+  EXPECT_EQ(back.mode, CellMode::aged);
+  EXPECT_EQ(back.age, "64M,keep=0.5");
+  const std::vector<std::string> argv = cell_command("/bin/allocstress", c);
+  const auto at = std::find(argv.begin(), argv.end(), "--age");
+  ASSERT_NE(at, argv.end());
+  EXPECT_EQ(*(at + 1), "64M,keep=0.5");
+  EXPECT_FALSE(cell_to_json(cell_of(workload_entry("alloc-test"))).contains("age"));  // timing cells carry none
 }
 
 // A cell's parameters are checked by its workload: a missing or mistyped field names itself.

@@ -1,6 +1,7 @@
 // Cell modes (see cell.hpp).
 #include "cells/cell.hpp"
 #include "cells/measured_phase.hpp"
+#include "workloads/heap_ageing.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -15,14 +16,15 @@ std::string_view to_string(CellMode mode) {
     case CellMode::counts: return "counts";
     case CellMode::limited: return "limited";
     case CellMode::aged: return "aged";
+    case CellMode::thp: return "thp";
   }
   return "timing";
 }
 
 CellMode parse_cell_mode(std::string_view text) {
-  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited, CellMode::aged})
+  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited, CellMode::aged, CellMode::thp})
     if (to_string(m) == text) return m;
-  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited, aged)");
+  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited, aged, thp)");
 }
 
 std::string_view mode_suffix(CellMode mode) {
@@ -33,8 +35,15 @@ std::string_view mode_suffix(CellMode mode) {
     case CellMode::counts: return "/counts";
     case CellMode::limited: return "/limited";
     case CellMode::aged: return "/aged";
+    case CellMode::thp: return "/thp";
   }
   return "";
+}
+
+std::string name_suffix(const Cell& cell) {
+  if (cell.mode == CellMode::thp) return "/thp:" + cell.thp_mode;
+  if (cell.mode == CellMode::aged && parse_age_spec(cell.age).keep == 0) return "/aged:warmed";  // the control (heap_ageing.hpp)
+  return std::string(mode_suffix(cell.mode));
 }
 
 namespace {

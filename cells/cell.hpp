@@ -23,11 +23,14 @@ namespace allocstress {
 // under the limit is the result, kept apart from the unlimited timing runs.
 // aged: a timing run on an aged heap (Cell::age, workloads/heap_ageing.hpp), repeated like the
 // timing runs and compared with them (the ageing penalty), kept apart from them.
-enum class CellMode { timing, simulate, profile, counts, limited, aged };
-std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited", "aged"
+// thp: a timing run under another transparent-huge-page mode than the matrix's (Cell::thp_mode;
+// `--thp A,B`: the timing cells run under A, a thp cell per repetition under B), kept apart from
+// the timing runs and compared with them.
+enum class CellMode { timing, simulate, profile, counts, limited, aged, thp };
+std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited", "aged", "thp"
 // Throws std::invalid_argument naming the accepted modes.
 CellMode parse_cell_mode(std::string_view text);
-// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited", "/aged".
+// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited", "/aged", "/thp".
 std::string_view mode_suffix(CellMode mode);
 
 // A profile run of an alloc-test cell (run/profile_run.hpp): the outer process fingerprints the
@@ -39,6 +42,11 @@ struct ProfileSpec {
   std::uint64_t small_limit = 1024;    // sizes below are "small" (from the fingerprint)
   std::uint64_t large_from = 0;        // sizes from here are "large"; 0 = none
 };
+
+struct Cell;
+// What a cell's name adds for its mode: mode_suffix, with the mode's value where it has one
+// ("/thp:always").
+std::string name_suffix(const Cell& cell);
 
 struct Cell {
   std::string allocator;          // a catalogue name
@@ -54,6 +62,7 @@ struct Cell {
   CellMode mode = CellMode::timing;
   ProfileSpec profile;            // mode profile only
   std::string age;                // mode aged only: the ageing SPEC (workloads/heap_ageing.hpp parses it)
+  std::string thp_mode;           // mode thp only: never, madvise or always (platform/thp_mode.hpp)
 
   PlacementRequest placement_request() const { return {threads, placement}; }
 };

@@ -28,7 +28,8 @@ struct RunCommand {
   CLI::App* cmd = nullptr;
   std::string allocator, manifest, cell_file;
   std::string threads;
-  std::string age;  // --age SPEC: mode aged
+  std::string age;       // --age SPEC: mode aged
+  std::string thp_mode;  // --thp MODE: mode thp
   bool verify_only = false, cache_sim = false, profile = false, counts = false;
   std::uint64_t sample_every = 64;
   std::uint64_t counts_iterations = kDefaultCountsIterations;

@@ -86,14 +86,15 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "completed, throttled or oom-killed")
       ->group("Memory");
   cmd->add_option("--thp", thp_mode,
-                  "Run every cell under this transparent-huge-page mode: never, madvise or always (root: the system's mode, "
+                  "Run the cells under this transparent-huge-page mode: never, madvise or always (root: the system's mode, "
                   "restored afterwards, also after an interrupt or by the next run after a kill; without root: never only, per "
-                  "process)")
+                  "process); a list (never,always) adds a thp cell under each further mode beside every timing cell, compared "
+                  "in the THP modes table")
       ->group("Memory");
   cmd->add_option("--age", age,
                   "Add an aged cell beside each timing cell of alloc-test and fleet-profile (every repetition, void aside): the "
                   "workload runs on a heap aged by SPEC = HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N], "
-                  "e.g. 64M,keep=0.25; the ageing penalty table compares it with the fresh heap")
+                  "e.g. 64M,keep=0.25, and its control, the same ageing with every block freed; the ageing penalty table compares them")
       ->group("Memory");
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";

@@ -2,6 +2,7 @@
 // comes from flags (built through the workload registry, as a person types it) or from a cell
 // file (`--cell FILE|-`, the encoding every backend hands to a cell process: plan/cell_encoding.hpp);
 // either way run/cell_process.hpp measures it.
+#include <cstdlib>
 #include <iostream>
 
 #include "allocators/allocator_catalog.hpp"
@@ -12,11 +13,35 @@
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
 #include "plan/workload_params.hpp"
+#include "platform/thp_mode.hpp"
 #include "run/cell_process.hpp"
 
 namespace allocstress {
 
 namespace {
+
+// A thp cell runs under its mode, which `run` does not set (it may re-execute itself, and a
+// changed system mode would outlive it): the system's must be it already, or, for never, this
+// process switches THP off for itself and for the cell process it becomes.
+void require_thp_mode(const std::string& wanted) {
+  ThpMode mode;
+  try {
+    mode = parse_thp_mode(wanted);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--thp: ") + e.what());
+  }
+  if (mode == ThpMode::never) {
+    setenv(kThpDisableVariable, "1", 1);
+    return;
+  }
+  std::string why_not;
+  const std::optional<ThpMode> system = system_thp_mode(&why_not);
+  if (!system) throw UsageError("--thp " + wanted + " needs transparent huge pages, and this kernel has none: " + why_not);
+  if (*system != mode)
+    throw UsageError("--thp " + wanted + ": the system's THP mode is " + std::string(to_string(*system)) +
+                     " and `run` does not change it (accepted: the system's mode, or never; `allocstress matrix --thp` sets it for its cells, "
+                     "or write the mode to /sys/kernel/mm/transparent_hugepage/enabled first)");
+}
 
 // The cell the flags describe.
 Cell cell_from_flags(const RunCommand& r) {
@@ -54,12 +79,18 @@ Cell cell_from_flags(const RunCommand& r) {
     }
     cell.threads = d.threads.value_or(entry.prepare != nullptr ? 0 : 1);  // 0: the prepared inputs say
   }
-  if (int(r.cache_sim) + int(r.profile) + int(r.counts) + int(!r.age.empty()) > 1)
-    throw UsageError("--profile, --cache-sim, --counts and --age are separate runs: pass one of them");
+  if (int(r.cache_sim) + int(r.profile) + int(r.counts) + int(!r.age.empty()) + int(!r.thp_mode.empty()) > 1)
+    throw UsageError("--profile, --cache-sim, --counts, --age and --thp are separate runs: pass one of them");
   if (!r.profile && r.cmd->count("--sample-every") > 0) throw UsageError("--sample-every applies to --profile runs only");
   if (!r.counts && r.cmd->count("--counts-iterations") > 0) throw UsageError("--counts-iterations applies to --counts runs only");
-  cell.mode = r.cache_sim ? CellMode::simulate : r.profile ? CellMode::profile : r.counts ? CellMode::counts : !r.age.empty() ? CellMode::aged : CellMode::timing;
+  cell.mode = r.cache_sim ? CellMode::simulate
+              : r.profile ? CellMode::profile
+              : r.counts  ? CellMode::counts
+              : !r.age.empty() ? CellMode::aged
+              : !r.thp_mode.empty() ? CellMode::thp
+                                    : CellMode::timing;
   cell.age = r.age;
+  cell.thp_mode = r.thp_mode;
   cell.profile.sample_every = r.sample_every;
   if (r.counts && r.counts_iterations == 0) throw UsageError("--counts-iterations must be at least 1, got 0");
   if (r.counts) cell.params = counts_params(entry, cell.params, r.counts_iterations);
@@ -95,6 +126,10 @@ void RunCommand::add_to(CLI::App& app) {
                   "Run on an aged heap: SPEC = HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N], e.g. 64M,keep=0.25 "
                   "(alloc-test, fleet-profile; docs/memory.md)")
       ->group("Modes");
+  cmd->add_option("--thp", thp_mode,
+                  "A thp cell: run under this THP mode (never, madvise, always), which must be the system's (never: this process "
+                  "switches THP off for itself); `matrix --thp` sets the system's mode for its cells")
+      ->group("Modes");
   workload.add_placement_to(*cmd);
   workload.add_deprecated_to(*cmd);
 }
@@ -121,6 +156,7 @@ int RunCommand::execute() {
   }
   if (!spec->available()) throw UsageError("allocator '" + spec->name + "' is not installed: " + spec->unavailable_reason);
   check_cell(cell, *spec);
+  if (cell.mode == CellMode::thp) require_thp_mode(cell.thp_mode);
   return run_cell_process(cell, *spec, verify_only);
 }
 

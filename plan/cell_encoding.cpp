@@ -14,6 +14,7 @@
 #include "plan/workload_params.hpp"
 #include "platform/child_process.hpp"
 #include "platform/errors.hpp"
+#include "platform/thp_mode.hpp"
 #include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
@@ -31,6 +32,7 @@ nlohmann::json cell_to_json(const Cell& c) {
   if (!c.allocator_library.empty()) j["allocator_library"] = c.allocator_library;
   if (!c.inputs.empty()) j["inputs"] = c.inputs;
   if (c.mode == CellMode::aged) j["age"] = c.age;
+  if (c.mode == CellMode::thp) j["thp_mode"] = c.thp_mode;
   if (c.mode == CellMode::profile)
     j["profile"] = {{"sample_every", c.profile.sample_every},
                     {"pass", c.profile.pass},
@@ -70,10 +72,13 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
   try {
     c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
-    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited or aged", "timing", false));
+    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited, aged or thp", "timing", false));
     c.age = member<std::string>(j, "age", where, "an ageing spec, as --age takes it", "", c.mode == CellMode::aged);
     if (c.mode == CellMode::aged) parse_age_spec(c.age);
     else if (!c.age.empty()) throw UsageError(where + ": 'age' is set but the mode is " + std::string(to_string(c.mode)) + " (accepted: 'age' with mode aged only)");
+    c.thp_mode = member<std::string>(j, "thp_mode", where, "never, madvise or always", "", c.mode == CellMode::thp);
+    if (c.mode == CellMode::thp) parse_thp_mode(c.thp_mode);
+    else if (!c.thp_mode.empty()) throw UsageError(where + ": 'thp_mode' is set but the mode is " + std::string(to_string(c.mode)) + " (accepted: 'thp_mode' with mode thp only)");
   } catch (const std::invalid_argument& e) {
     throw UsageError(where + ": " + e.what());
   }
@@ -161,6 +166,7 @@ std::vector<std::string> cell_command(const std::string& executable, const Cell&
   }
   if (c.mode == CellMode::profile) argv.insert(argv.end(), {"--profile", "--sample-every", std::to_string(c.profile.sample_every)});
   if (c.mode == CellMode::aged) argv.insert(argv.end(), {"--age", c.age});
+  if (c.mode == CellMode::thp) argv.insert(argv.end(), {"--thp", c.thp_mode});
   if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
   if (is_program_workload(c.workload) && c.params.contains("program")) {  // a program of a user's programs file
     const std::string origin = c.params.at("program").value("origin", "");

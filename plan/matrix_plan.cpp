@@ -9,13 +9,15 @@
 #include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/workload_params.hpp"
+#include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
 
 namespace {
 
+// variant: a thp cell's mode, an aged cell's spec.
 MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const AllocatorSpec& a, unsigned threads, unsigned rep,
-                     CellMode mode) {
+                     CellMode mode, const std::string& variant = "") {
   Cell c;
   c.allocator = a.name;
   c.allocator_library = a.origin == "command line" ? added_allocator_value(a) : "";
@@ -27,12 +29,12 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   if (const auto it = plan.inputs.find(workload); it != plan.inputs.end()) c.inputs = it->second;
   c.mode = mode;
   c.profile.sample_every = plan.sample_every;
-  if (mode == CellMode::aged) c.age = plan.age;
+  if (mode == CellMode::aged) c.age = variant;
+  if (mode == CellMode::thp) c.thp_mode = variant;
   if (mode == CellMode::counts) c.params = counts_params(workload_entry(workload), c.params, plan.counts_iterations);
-  const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) +
-                          (mode == CellMode::timing ? "/rep:" + std::to_string(rep)
-                           : mode == CellMode::aged ? std::string(mode_suffix(mode)) + "/rep:" + std::to_string(rep)
-                                                    : std::string(mode_suffix(mode)));
+  // timing, aged and thp cells repeat: their keys end with the repetition
+  const bool repeats = mode == CellMode::timing || mode == CellMode::aged || mode == CellMode::thp;
+  const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) + name_suffix(c) + (repeats ? "/rep:" + std::to_string(rep) : "");
   return {key, std::move(c), rep};
 }
 
@@ -60,7 +62,9 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (skipped_pair(w, a.name) != nullptr) return;
       out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
-      if (!age.empty() && workload_entry(w).ages && a.name != VoidAllocator::name()) out.push_back(make_cell(*this, w, a, t, rep, CellMode::aged));
+      if (!age.empty() && workload_entry(w).ages && a.name != VoidAllocator::name())
+        for (const std::string& spec : {age, warmed_spec_text(age)}) out.push_back(make_cell(*this, w, a, t, rep, CellMode::aged, spec));
+      for (const std::string& mode : thp_variants) out.push_back(make_cell(*this, w, a, t, rep, CellMode::thp, mode));
     });
     if (randomised_order) {
       std::mt19937_64 order(0x5eed1000u + rep);
@@ -183,6 +187,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"memory_limit", memory_limit},
           {"thp_mode", thp_mode},
           {"age", age},
+          {"thp_variants", thp_variants},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
           {"reserve_os_pu", placement.reserve_os_pu},
@@ -222,6 +227,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.memory_limit = j.value("memory_limit", "");
     p.thp_mode = j.value("thp_mode", "");
     p.age = j.value("age", "");
+    p.thp_variants = j.value("thp_variants", std::vector<std::string>{});
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());

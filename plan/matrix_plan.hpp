@@ -82,13 +82,20 @@ struct MatrixPlan {
   // --memory-limit (plan/memory_limit_spec.hpp): "" = none; else one limited cell per workload x
   // allocator (void aside) x thread count, after the timing cells and before the counts tier.
   std::string memory_limit;
-  // --thp MODE (platform/thp_mode.hpp): "" = the system's mode as it is; else the runner sets the
-  // system's THP mode for the whole run (root) and restores it, or, for `never` without root,
-  // each cell process switches THP off for itself (prctl).  Every record says the mode it ran under.
+  // --thp MODE[,MODE...] (platform/thp_mode.hpp): "" = the system's mode as it is; else the
+  // runner sets the system's THP mode (root) for each cell and restores it when the run ends, or,
+  // for `never` without root, each cell process switches THP off for itself (prctl).  The timing
+  // cells run under the first mode; thp_variants are the other modes: a thp cell under each
+  // (CellMode::thp, key ".../thp:MODE/rep:R") beside every timing cell, in every repetition.
+  // Every record says the mode it ran under.
   std::string thp_mode;
-  // --age SPEC (workloads/heap_ageing.hpp): "" = none; else one aged cell beside each timing cell of
-  // the workloads that age (WorkloadEntry::ages), void aside, in every repetition and shuffled with
-  // them (keys ".../aged/rep:R").
+  std::vector<std::string> thp_variants;
+  // The THP mode `cell` runs under ("" = the system's as it is).
+  const std::string& thp_mode_of(const Cell& cell) const { return cell.mode == CellMode::thp ? cell.thp_mode : thp_mode; }
+  // --age SPEC (workloads/heap_ageing.hpp): "" = none; else beside each timing cell of the
+  // workloads that age (WorkloadEntry::ages), void aside, in every repetition and shuffled with
+  // them: an aged cell (key ".../aged/rep:R") and its control, the same ageing with every block
+  // freed (".../aged:warmed/rep:R").
   std::string age;
 
   // The cells that run: repetition-major timing cells (with the aged cells), then the limited cells, then the counts

@@ -287,21 +287,20 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
                        " (accepted here: max only, e.g. --memory-limit 0.8xPEAK)");
     plan.memory_limit = spec.text;
   }
-  if (!r.thp_mode.empty()) {
-    if (r.thp_mode.find(',') != std::string::npos)
-      throw UsageError("--thp takes one mode per matrix, got '" + r.thp_mode + "' (accepted: never, madvise or always; run one matrix per mode "
-                       "and compare them with `allocstress compare`)");
-    ThpMode mode;
+  if (!r.thp_mode.empty()) {  // the first mode is the timing cells'; each other adds thp cells
+    std::vector<ThpMode> modes;
     try {
-      mode = parse_thp_mode(r.thp_mode);
+      modes = parse_thp_modes(r.thp_mode);
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--thp: ") + e.what());
     }
     std::string why_not;
     if (!system_thp_mode(&why_not)) throw UsageError("--thp needs transparent huge pages, and this kernel has none: " + why_not);
-    if (const std::string refusal = thp_refusal(mode, can_set_system_thp_mode()); !refusal.empty() && mode != ThpMode::never)
-      throw UsageError("--thp " + r.thp_mode + ": " + refusal);
-    plan.thp_mode = std::string(to_string(mode));
+    for (const ThpMode mode : modes) {
+      if (const std::string refusal = thp_refusal(mode, can_set_system_thp_mode()); !refusal.empty() && mode != ThpMode::never)
+        throw UsageError("--thp " + std::string(to_string(mode)) + ": " + refusal);
+      (plan.thp_mode.empty() ? plan.thp_mode : plan.thp_variants.emplace_back()) = std::string(to_string(mode));
+    }
   }
   if (!r.age.empty()) {
     try {

@@ -10,7 +10,7 @@ namespace allocstress {
 
 nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
   const Cell& c = cell.cell;
-  const std::string name = c.workload + "/" + a.name + "/threads:" + std::to_string(c.threads) + std::string(mode_suffix(c.mode));
+  const std::string name = c.workload + "/" + a.name + "/threads:" + std::to_string(c.threads) + name_suffix(c);
   return {{"name", name},
           {"run_name", name},
           {"cell_key", cell.key},

@@ -60,10 +60,12 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
 void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 void profile_table(std::ostringstream& md, const Json& benchmarks);
 // The memory tables beside speed (memory_tables.cpp): the outcomes of the limited cells (mode
-// "limited"), then the ageing penalty (mode "aged": ageing_tables.cpp); each only where it has cells.
+// "limited"), then the ageing penalty (mode "aged") and the THP modes (mode "thp"), both in
+// variant_tables.cpp; each only where it has cells.
 void memory_tables(std::ostringstream& md, const Json& benchmarks);
 void memory_limit_table(std::ostringstream& md, const Json& benchmarks);
 void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks);
+void thp_modes_table(std::ostringstream& md, const Json& benchmarks);
 // The counts tier (mode "counts" records), one table per workload, ranked by net estimated cycles.
 void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 // Reproduction intervals (reproduction_table.cpp): one row per cell whose median entry has one,

@@ -67,7 +67,7 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   const char* outer_tmpdir = std::getenv("TMPDIR");  // ... and a real program gets the user's back (cells/program_drive.cpp)
   env["ALLOCSTRESS_OUTER_TMPDIR"] = outer_tmpdir != nullptr ? outer_tmpdir : "";
   // --thp never without the right to set the system's mode: the cell process switches THP off for itself.
-  if (plan.thp_mode == "never" && !can_set_system_thp_mode()) env[kThpDisableVariable] = "1";
+  if (plan.thp_mode_of(cell.cell) == "never" && !can_set_system_thp_mode()) env[kThpDisableVariable] = "1";
   // A real program's counts run under callgrind, some 50 times slower than its timing runs.
   const bool program_counts = cell.cell.mode == CellMode::counts && is_program_workload(cell.cell.workload);
   const double timeout_s = program_counts ? plan.cell_timeout_s * kProgramCountsTimeoutFactor : plan.cell_timeout_s;
@@ -160,8 +160,8 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   if (!plan.thp_mode.empty() && can_set_system_thp_mode()) {
     thp.emplace();
     thp->set(parse_thp_mode(plan.thp_mode));
-    std::cerr << "THP mode set to " << plan.thp_mode << " for this run (it was " << (thp->original() ? to_string(*thp->original()) : "unknown")
-              << "; restored when the run ends)\n";
+    std::cerr << "THP mode set to " << plan.thp_mode << (plan.thp_variants.empty() ? "" : " (and per thp cell to its own)")
+              << " for this run (it was " << (thp->original() ? to_string(*thp->original()) : "unknown") << "; restored when the run ends)\n";
   }
   if (!plan.memory_limit.empty())
     for (const std::string& line : remove_stale_limit_cgroups()) std::cerr << "memory limit: " << line << " (left by a runner that was killed)\n";
@@ -181,6 +181,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   // Runs one cell, journals it and prints its progress line; nullopt when interrupted.
   auto run_and_record = [&](const MatrixCell& cell, bool planned) -> std::optional<double> {
     ChildOutcome outcome;
+    if (thp) thp->set(parse_thp_mode(plan.thp_mode_of(cell.cell)));  // writes only when the mode changes
     nlohmann::json record = cell.cell.mode == CellMode::limited ? run_limited_cell(plan, cell, executable, temp_folder, outcome, journal)
                                                                 : run_one_cell(plan, cell, executable, temp_folder, outcome);
     if (outcome.end == ChildOutcome::End::interrupted) {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kAccepted =
     "accepted: HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N], HEAP in bytes with an optional K, M or G suffix "
-    "(at least 64K), F in (0, 1), 1 <= MIN <= MAX <= 1G; e.g. 64M,keep=0.25";
+    "(at least 64K), F in [0, 1) (0: all freed), 1 <= MIN <= MAX <= 1G; e.g. 64M,keep=0.25";
 
 std::invalid_argument bad(std::string_view whole, const std::string& why) {
   return std::invalid_argument("--age '" + std::string(whole) + "': " + why + " (" + kAccepted + ")");
@@ -60,7 +60,7 @@ AgeSpec parse_age_spec(std::string_view text) {
       char* end = nullptr;
       if (name == "keep") {
         spec.keep = std::strtod(v.c_str(), &end);
-        if (end != v.c_str() + v.size() || !(spec.keep > 0 && spec.keep < 1)) throw bad(text, "keep=" + v + " is not in (0, 1)");
+        if (end != v.c_str() + v.size() || !(spec.keep >= 0 && spec.keep < 1)) throw bad(text, "keep=" + v + " is not in [0, 1)");
       } else if (name == "sizes") {
         const std::size_t dots = value.find("..");
         const auto lo = dots == std::string_view::npos ? std::nullopt : byte_count(value.substr(0, dots));
@@ -86,6 +86,8 @@ AgeSpec parse_age_spec(std::string_view text) {
   if (spec.max_size > spec.heap_bytes) throw bad(text, "the largest size is above the heap");
   return spec;
 }
+
+std::string warmed_spec_text(std::string_view spec) { return std::string(spec) + ",keep=0"; }  // a later part overrides an earlier one
 
 nlohmann::json to_json(const AgeSpec& spec) {
   return {{"text", spec.text},

@@ -7,11 +7,14 @@
 // The ageing draws its own sizes, p ~ 1/size (log-uniform) over [min_size, max_size], from its own
 // random engine (seed and worker index): the workload's operation stream is the same aged or fresh.
 // Survivors are every k-th block in allocation order (pattern `spread`, k = 1/keep rounded: the
-// holes are evenly spread) or each block with probability keep (`random`).
+// holes are evenly spread) or each block with probability keep (`random`).  keep=0 frees every
+// block: a heap warmed and emptied, the control an aged heap is compared with (`matrix --age` runs
+// both): what differs between the two is the survivors and their holes, not a cold heap's first
+// touches of its pages.
 //
 // SPEC is HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N]: HEAP is the requested
 // bytes allocated by all workers together (a whole number, or with a K, M or G suffix: powers of
-// 1024), at least 64 KiB; keep is in (0, 1), default 0.25; sizes default 16..16384.
+// 1024), at least 64 KiB; keep is in [0, 1), default 0.25; sizes default 16..16384.
 #pragma once
 
 #include <sys/mman.h>
@@ -45,6 +48,8 @@ struct AgeSpec {
 
 // Throws std::invalid_argument naming the bad part and what is accepted.
 AgeSpec parse_age_spec(std::string_view text);
+// The control of `spec`: the same ageing with every block freed (keep=0).
+std::string warmed_spec_text(std::string_view spec);
 // The spec's parameters as a JSON object (the record's `ageing.spec`).
 nlohmann::json to_json(const AgeSpec& spec);
 
@@ -109,10 +114,10 @@ class AgedHeap {
       out_.bytes += size;
     }
     // The holes: free all but the survivors, in allocation order; survivors move to the list's front.
-    const std::uint64_t every = std::max<std::uint64_t>(1, std::uint64_t(std::llround(1.0 / spec_.keep)));
+    const std::uint64_t every = spec_.keep > 0 ? std::max<std::uint64_t>(1, std::uint64_t(std::llround(1.0 / spec_.keep))) : 0;
     WorkloadRng pick = engine(0x5e1ec7);
     for (std::uint64_t i = 0; i < count; ++i) {
-      const bool keep = spec_.pattern == AgePattern::spread ? i % every == every - 1 : double(pick() >> 11) * 0x1.0p-53 < spec_.keep;
+      const bool keep = spec_.pattern == AgePattern::spread ? every > 0 && i % every == every - 1 : double(pick() >> 11) * 0x1.0p-53 < spec_.keep;
       if (!keep) {
         alloc.deallocate(list_[i].block, list_[i].size);
         continue;

@@ -1,8 +1,8 @@
 # `--age SPEC`: a cell on an aged heap.  `run --age` gives a record of mode aged whose ageing block
 # counts what the workers left live, with the same op stream as the fresh cell; a matrix with
-# --age adds an aged cell beside each timing cell of alloc-test and fleet-profile (void aside) in
-# every repetition, whose plan entries rerun as they are, and shows the ageing penalty table in the
-# .md and the HTML report, the results valid.  Bad specs and workloads that do not age get one
+# --age adds an aged cell and its warmed control beside each timing cell of alloc-test and
+# fleet-profile (void aside) in every repetition, whose plan entries rerun as they are, and shows
+# the ageing penalty table in the .md and the HTML report, the results valid.  Bad specs and workloads that do not age get one
 # error line and exit 2.
 source "$(dirname "$0")/lib.sh"
 VALIDATOR="$(dirname "$0")/validate_results.py"
@@ -35,7 +35,7 @@ cells_of "$out.json" >/dev/null && pass || fail "results with aged cells do not 
 import json, sys
 doc = json.load(open(sys.argv[1]))
 aged = sorted((r["allocator"], r["cell_key"]) for r in doc["benchmarks"] if r.get("mode") == "aged")
-want = sorted((a, f"alloc-test/{a}/threads:1/aged/rep:{k}") for a in ("system", "jemalloc") for k in range(3))
+want = sorted((a, f"alloc-test/{a}/threads:1/{m}/rep:{k}") for a in ("system", "jemalloc") for k in range(3) for m in ("aged", "aged:warmed"))
 bad = [] if aged == want else [f"aged cells {aged}, wanted {want}"]
 bad += [f"{r['cell_key']}: {r['status']} {r.get('reason')}" for r in doc["benchmarks"] if r.get("mode") == "aged" and r["status"] != "ok"]
 bad += [f"{r['cell_key']}: no net cost" for r in doc["benchmarks"] if r.get("mode") == "aged" and not isinstance(r.get("net_ns_per_pair"), float)]
@@ -52,7 +52,7 @@ grep -q "Ageing penalty (--age 4M" "$out-report/index.html" && grep -q "<td>allo
   2>"$T/err" && pass || fail "--plan-only with --age: $(tail -1 "$T/err")"
 /usr/bin/python3 -c "
 import json, sys
-cells = [c for c in json.load(open('$T/plan.json'))['cells'] if c['mode'] == 'aged']
+cells = [c for c in json.load(open('$T/plan.json'))['cells'] if c['mode'] == 'aged' and c['key'].endswith('/aged/rep:0')]
 assert len(cells) == 1, cells
 json.dump(cells[0], open('$T/cell.json', 'w'))
 print(' '.join(cells[0]['command']))" >"$T/command" && pass || fail "the plan has no single aged cell"
@@ -61,7 +61,7 @@ read -r status mode _ survivors _ < <("$ALLOCSTRESS" run --cell "$T/cell.json" 2
 grep -q -- "--age 4M,keep=0.5" "$T/command" && pass || fail "the aged entry's command lacks --age: $(cat "$T/command")"
 
 expect_error 2 "accepted: HEAP[,keep=F]" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --age lots
-expect_error 2 "keep=2 is not in (0, 1)" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --age 4M,keep=2
+expect_error 2 "keep=2 is not in [0, 1)" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --age 4M,keep=2
 expect_error 2 "--age applies to alloc-test and fleet-profile" -- "$ALLOCSTRESS" run --allocator system --workload bintree --age 4M
 expect_error 2 "this matrix has none of them" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --workload bintree --age 4M
 expect_error 2 "are separate runs" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --age 4M --counts

@@ -1,7 +1,8 @@
-# `matrix --thp MODE` and hugepage coverage.  As root: a run under `never` and one under `always`
-# record their mode in every record, leave the system's mode as it was, and show THP coverage in
-# the .md and the HTML; under never every coverage is 0, under always at least one allocator's is
-# above 0.3 (the difference the mode makes).  A runner stopped by SIGTERM restores the mode
+# `matrix --thp MODE[,MODE]` and hugepage coverage.  As root: a run with `--thp never,always` (timing
+# cells under never, thp cells under always) records the mode in every record, leaves the system's
+# mode as it was, and shows THP coverage and the THP modes table in the .md and the HTML; under
+# never every coverage is 0, under always at least one allocator's is above 0.3 (the difference
+# the mode makes).  `run --thp` refuses a mode the system is not in.  A runner stopped by SIGTERM restores the mode
 # itself; one killed by SIGKILL leaves it set with a state file, and the next matrix restores it
 # and says so.  Bad modes give one error line and exit 2.
 source "$(dirname "$0")/lib.sh"
@@ -13,32 +14,38 @@ original=$(mode_now)
 before=$original
 trap 'echo "$original" > "$ENABLED"; rm -rf "$T"' EXIT  # whatever happens here, the machine keeps its mode
 
-# 1M slots of blocks below 64 KiB: a heap of some 100 MiB, enough for 2 MiB pages to matter.
+# 1M slots of blocks below 64 KiB: a heap of some 100 MiB, enough for 2 MiB pages to matter.  The
+# timing cells run under never, a thp cell beside each under always (--thp never,always).
 HEAP=(--workload alloc-test --slots 1048576 --iterations 2000000 --allocators system,jemalloc --threads 1 --reps 2 --no-counts)
-for m in never always; do
-  "$ALLOCSTRESS" matrix --out "$T/$m.json" "${HEAP[@]}" --thp "$m" >"$T/$m.out" 2>"$T/$m.err" && pass || fail "--thp $m exited $?: $(tail -3 "$T/$m.err")"
-  [ "$(mode_now)" = "$before" ] && pass || fail "after --thp $m the system's mode is $(mode_now), not $before"
-  grep -q "THP mode set to $m for this run (it was $before" "$T/$m.err" && pass || fail "--thp $m did not say what it set: $(head -3 "$T/$m.err")"
-  grep -q "THP coverage" "$T/$m.md" && pass || fail "no THP coverage column in $T/$m.md"
-  grep -q "THP coverage" "$T/$m-report/index.html" && pass || fail "no THP coverage column in the HTML report"
-done
-/usr/bin/python3 - "$T/never.json" "$T/always.json" <<'EOF' && pass || fail "THP modes and coverage of the records"
+"$ALLOCSTRESS" matrix --out "$T/modes.json" "${HEAP[@]}" --thp never,always >"$T/modes.out" 2>"$T/modes.err" && pass \
+  || fail "--thp never,always exited $?: $(tail -3 "$T/modes.err")"
+[ "$(mode_now)" = "$before" ] && pass || fail "after --thp never,always the system's mode is $(mode_now), not $before"
+grep -q "THP mode set to never (and per thp cell to its own) for this run (it was $before" "$T/modes.err" && pass \
+  || fail "--thp never,always did not say what it set: $(head -3 "$T/modes.err")"
+grep -q "THP coverage" "$T/modes.md" && grep -q "### THP modes (timing cells under never" "$T/modes.md" && pass \
+  || fail "no THP coverage column or THP modes table in $T/modes.md"
+grep -q "THP coverage" "$T/modes-report/index.html" && grep -q "THP modes (timing cells under never" "$T/modes-report/index.html" && pass \
+  || fail "no THP coverage column or THP modes table in the HTML report"
+/usr/bin/python3 - "$T/modes.json" <<'EOF' && pass || fail "THP modes and coverage of the records"
 import json, sys
 bad = []
 coverage = {}
-for path, mode in zip(sys.argv[1:], ("never", "always")):
-    for r in json.load(open(path))["benchmarks"]:
-        if r.get("run_type") != "iteration" or r.get("status") != "ok":
-            continue
-        if r.get("thp_mode") != mode:
-            bad.append(f"{path}: {r['name']} ran under {r.get('thp_mode')}")
-        h = r["hugepages"]
-        if h["unavailable"] is not None or h["readings"] < 2 or r["thp_coverage"] is None:
-            bad.append(f"{r['name']}: no hugepage readings: {h['unavailable']}, {h['readings']}")
-            continue
-        if not 0 <= h["coverage"]["median"] <= h["coverage"]["peak"] <= 1:
-            bad.append(f"{r['name']}: coverage {h['coverage']}")
-        coverage.setdefault(mode, {}).setdefault(r["allocator"], []).append(r["thp_coverage"])
+records = [r for r in json.load(open(sys.argv[1]))["benchmarks"] if r.get("run_type") == "iteration" and r.get("status") == "ok"]
+for r in records:
+    mode = {"timing": "never", "thp": "always"}[r["mode"]]
+    if r.get("thp_mode") != mode:
+        bad.append(f"{r['name']} ran under {r.get('thp_mode')}, not {mode}")
+    if r["mode"] == "thp" and not r["cell_key"].endswith(f"/thp:always/rep:{r['repetition_index']}"):
+        bad.append(f"{r['cell_key']}: not a thp:always key")
+    h = r["hugepages"]
+    if h["unavailable"] is not None or h["readings"] < 2 or r["thp_coverage"] is None:
+        bad.append(f"{r['name']}: no hugepage readings: {h['unavailable']}, {h['readings']}")
+        continue
+    if not 0 <= h["coverage"]["median"] <= h["coverage"]["peak"] <= 1:
+        bad.append(f"{r['name']}: coverage {h['coverage']}")
+    coverage.setdefault(mode, {}).setdefault(r["allocator"], []).append(r["thp_coverage"])
+if sorted(coverage.get("always", {})) != ["jemalloc", "system", "void"]:
+    bad.append(f"thp cells of {sorted(coverage.get('always', {}))}")
 if any(c != 0 for cs in coverage.get("never", {}).values() for c in cs):
     bad.append(f"coverage under never: {coverage.get('never')}")
 if not any(min(cs) > 0.3 for a, cs in coverage.get("always", {}).items() if a != "void"):
@@ -70,6 +77,8 @@ for signal in TERM KILL; do
 done
 
 expect_error 2 "unknown THP mode 'sometimes' (accepted: never, madvise, always)" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --thp sometimes
-expect_error 2 "--thp takes one mode per matrix" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --thp never,always
+expect_error 2 "named twice" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --thp never,never
+other=$([ "$(mode_now)" = always ] && echo madvise || echo always)  # a mode the system is not in
+expect_error 2 "the system's THP mode is $(mode_now) and \`run\` does not change it" -- "$ALLOCSTRESS" run --allocator system --thp "$other"
 expect_error 2 "--thp applies to --backend local only" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --backend slurm --thp never
 finish

@@ -9,6 +9,7 @@
 #include "plan/presets.hpp"
 #include "plan/workload_params.hpp"
 #include "platform/errors.hpp"
+#include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
 namespace {
@@ -106,16 +107,21 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", 3}}),
             "cell file c.json: 'params' is 3 (accepted: a JSON object)");
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "fast"}}),
-            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited, aged)");
+            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited, aged, thp)");
   const nlohmann::json aged = {{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "aged"}};
   EXPECT_EQ(error_of(aged), "cell file c.json: 'age' is missing (accepted: an ageing spec, as --age takes it)");
   nlohmann::json bad_age = aged;
   bad_age["age"] = "64M,keep=2";
-  EXPECT_NE(error_of(bad_age).find("cell file c.json: --age '64M,keep=2': keep=2 is not in (0, 1)"), std::string::npos) << error_of(bad_age);
+  EXPECT_NE(error_of(bad_age).find("cell file c.json: --age '64M,keep=2': keep=2 is not in [0, 1)"), std::string::npos) << error_of(bad_age);
   nlohmann::json timing_with_age = aged;
   timing_with_age["mode"] = "timing";
   timing_with_age["age"] = "64M";
   EXPECT_EQ(error_of(timing_with_age), "cell file c.json: 'age' is set but the mode is timing (accepted: 'age' with mode aged only)");
+  nlohmann::json thp = aged;
+  thp["mode"] = "thp";
+  EXPECT_EQ(error_of(thp), "cell file c.json: 'thp_mode' is missing (accepted: never, madvise or always)");
+  thp["thp_mode"] = "sometimes";
+  EXPECT_EQ(error_of(thp), "cell file c.json: unknown THP mode 'sometimes' (accepted: never, madvise, always)");
 }
 
 // An aged cell carries its spec through JSON and onto its command line.
@@ -131,6 +137,24 @@ TEST(CellEncoding, AnAgedCellKeepsItsSpec) {
   ASSERT_NE(at, argv.end());
   EXPECT_EQ(*(at + 1), "64M,keep=0.5");
   EXPECT_FALSE(cell_to_json(cell_of(workload_entry("alloc-test"))).contains("age"));  // timing cells carry none
+  EXPECT_EQ(name_suffix(back), "/aged");
+  c.age = warmed_spec_text(c.age);
+  EXPECT_EQ(name_suffix(c), "/aged:warmed");
+}
+
+// A thp cell carries its mode through JSON, onto its command line and into its name.
+TEST(CellEncoding, AThpCellKeepsItsMode) {
+  Cell c = cell_of(workload_entry("alloc-test"));
+  c.mode = CellMode::thp;
+  c.thp_mode = "always";
+  const Cell back = cell_from_json(cell_to_json(c), "test");
+  EXPECT_EQ(back.mode, CellMode::thp);
+  EXPECT_EQ(back.thp_mode, "always");
+  EXPECT_EQ(name_suffix(back), "/thp:always");
+  const std::vector<std::string> argv = cell_command("/bin/allocstress", c);
+  const auto at = std::find(argv.begin(), argv.end(), "--thp");
+  ASSERT_NE(at, argv.end());
+  EXPECT_EQ(*(at + 1), "always");
 }
 
 // A cell's parameters are checked by its workload: a missing or mistyped field names itself.

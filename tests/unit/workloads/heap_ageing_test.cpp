@@ -72,8 +72,8 @@ TEST(HeapAgeing, SpecRefusesBadPartsNamingThemAndWhatIsAccepted) {
            {"", "the heap '' is not a byte count"},
            {"lots", "the heap 'lots' is not a byte count"},
            {"1K", "below 64K"},
-           {"64M,keep=1", "keep=1 is not in (0, 1)"},
-           {"64M,keep=0", "keep=0 is not in (0, 1)"},
+           {"64M,keep=1", "keep=1 is not in [0, 1)"},
+           {"64M,keep=-0.5", "keep=-0.5 is not in [0, 1)"},
            {"64M,keep=x", "keep=x"},
            {"64M,sizes=64..16", "sizes=64..16"},
            {"64M,sizes=16", "sizes=16"},
@@ -104,6 +104,21 @@ TEST(HeapAgeing, SpreadPatternKeepsEveryKthBlockLiveUntilRelease) {
   heap.release(alloc);
   EXPECT_TRUE(alloc.live.empty());
   EXPECT_EQ(heap.outcome().corrupted, 0u);
+}
+
+TEST(HeapAgeing, KeepZeroIsTheWarmedControlWithTheSameAllocations) {
+  const std::string spec = "4M,keep=0.25";
+  EXPECT_EQ(warmed_spec_text(spec), "4M,keep=0.25,keep=0");
+  LedgerAllocator aged_alloc, warmed_alloc;
+  AgedHeap aged(parse_age_spec(spec), 0, 1), warmed(parse_age_spec(warmed_spec_text(spec)), 0, 1);
+  aged.build(aged_alloc);
+  warmed.build(warmed_alloc);
+  EXPECT_EQ(warmed_alloc.sizes, aged_alloc.sizes);  // the same blocks allocated and written ...
+  EXPECT_TRUE(warmed_alloc.live.empty());           // ... and every one freed
+  EXPECT_EQ(warmed.outcome().survivors, 0u);
+  EXPECT_GT(aged.outcome().survivors, 0u);
+  aged.release(aged_alloc);
+  warmed.release(warmed_alloc);
 }
 
 TEST(HeapAgeing, SizesFollowOneOverSizeWithinTheRange) {

@@ -1,0 +1,213 @@
+// Tables that compare a variant of the timing cells with another set of the same cells, per
+// workload x allocator x threads:
+//   - the ageing penalty (`--age`): aged cells (mode aged: the workload on a heap aged by
+//     workloads/heap_ageing.hpp) against their control, the same ageing with every block freed
+//     (spec keep=0: "warmed"), and against the fresh timing cells;
+//   - THP modes (`--thp A,B`): thp cells (mode thp, under B) against the timing cells (under A).
+// Each figure is a median over processes with its distribution-free interval; each ratio has the
+// quotient of the two intervals (results_summary.hpp quotient_interval: level at least the sum of
+// both levels - 1).  Disturbed processes are left out and counted.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "results/results_summary.hpp"
+#include "results/table_parts.hpp"
+
+namespace allocstress::table_parts {
+
+namespace {
+
+constexpr const char* kQuotientMethod = "the variant's interval of the median over the other side's (both order-statistic intervals); level by Bonferroni";
+
+bool is_disturbed(const Json& e) { return e.contains("interference") && e.at("interference").value("disturbed", false); }
+
+// The figures compared, per record: cost (net ns per pair), peak RSS, the RSS the measured phase
+// added (peak - before: on an aged heap, what the workload needed beyond the holes it could
+// reuse), and hugepage coverage.
+Json figures_of(const Json& e) {
+  Json f = {{"cost", e.value("net_ns_per_pair", Json())},
+            {"peak", e.value("peak_rss_bytes", Json())},
+            {"growth", Json()},
+            {"coverage", e.value("thp_coverage", Json())}};
+  if (f["peak"].is_number() && e.value("rss_before_bytes", Json()).is_number())
+    f["growth"] = f["peak"].get<double>() - e.at("rss_before_bytes").get<double>();
+  return f;
+}
+
+// One side of a comparison: the figures of its undisturbed processes.
+struct Side {
+  std::vector<Json> figures;
+  std::size_t disturbed = 0;
+  void add(const Json& e) {
+    if (is_disturbed(e)) ++disturbed;
+    else figures.push_back(figures_of(e));
+  }
+  Json interval(const char* name) const {
+    std::vector<const Json*> group;
+    for (const Json& f : figures) group.push_back(&f);
+    return median_interval_entry(group, Json::json_pointer(std::string("/") + name));
+  }
+  Json median(const char* name) const {
+    std::vector<double> v;
+    for (const Json& f : figures)
+      if (f.at(name).is_number()) v.push_back(f.at(name).get<double>());
+    if (v.empty()) return nullptr;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  }
+};
+
+// "ratio [low, high]" of variant / other on figure `name`; the lowest level seen is kept in *level.
+class Ratios {
+ public:
+  std::string text(const Side& variant, const Side& other, const char* name) {
+    const Json v = variant.median(name), o = other.median(name);
+    if (!v.is_number() || !o.is_number() || o.get<double>() <= 0) return "n/a";
+    const Json q = quotient_interval(variant.interval(name), other.interval(name), kQuotientMethod);
+    const std::string ratio = ratio_text(v.get<double>() / o.get<double>());
+    if (!q.is_object()) return ratio + " [n/a]";
+    lowest_ = std::min(lowest_, q.at("level_at_least").get<double>());
+    any_ = true;
+    return ratio + " [" + ratio_text(q.at("low").get<double>()) + ", " + (q.at("high").is_number() ? ratio_text(q.at("high").get<double>()) : "unbounded") + "]";
+  }
+  // "slower"/"faster" where the cost ratio's interval excludes 1, "none shown" where it includes it.
+  static std::string verdict(const Side& variant, const Side& other, const std::string& slower, const std::string& faster) {
+    const Json q = quotient_interval(variant.interval("cost"), other.interval("cost"), kQuotientMethod);
+    if (!q.is_object()) return "n/a";
+    if (q.at("low").get<double>() > 1) return "**" + slower + "**";
+    if (q.at("high").is_number() && q.at("high").get<double>() < 1) return "**" + faster + "**";
+    return "none shown";
+  }
+  std::string level_text() const { return any_ ? "level " + fixed(Json(100 * lowest_), 1) + "% or more" : "no interval here"; }
+
+ private:
+  double lowest_ = 1;
+  bool any_ = false;
+};
+
+std::string disturbed_line(std::size_t n) {
+  return n == 0 ? "" : "- " + std::to_string(n) + " process(es) of these cells left out as disturbed (another task ran on a worker's CPU); the counts above are of the others\n";
+}
+
+std::string cell_text(const CellKey& key) {
+  return std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) + " thread(s)";
+}
+
+}  // namespace
+
+void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
+  struct Sides {
+    Side fresh, warmed, aged;
+    std::uint64_t survivor_bytes = 0, corrupted = 0;
+  };
+  std::map<CellKey, Sides> cells;
+  std::vector<std::string> unmeasured;
+  std::string spec = "?";
+  for (const auto& e : benchmarks) {
+    if (e.value("run_type", "iteration") != "iteration") continue;
+    const std::string mode = e.value("mode", "timing");
+    if (mode != "aged" && mode != "timing") continue;
+    const CellKey key{e.value("workload", std::string("?")), e.value("allocator", std::string("?")), e.value("threads", 0u)};
+    if (e.value("status", "") != "ok") {
+      if (mode == "aged") unmeasured.push_back(cell_text(key) + ": " + e.value("reason", std::string("failed")));
+      continue;
+    }
+    if (mode == "timing") {
+      cells[key].fresh.add(e);
+      continue;
+    }
+    const Json& a = e.value("ageing", Json::object());
+    const Json& s = a.value("spec", Json::object());
+    Sides& c = cells[key];
+    if (s.value("keep", 1.0) == 0) {
+      c.warmed.add(e);
+      continue;
+    }
+    c.aged.add(e);
+    c.survivor_bytes = a.value("survivor_bytes", std::uint64_t{0});
+    c.corrupted += a.value("corrupted_survivors", std::uint64_t{0});
+    spec = s.value("text", spec);
+  }
+  std::erase_if(cells, [](const auto& kv) { return kv.second.aged.figures.empty() && kv.second.aged.disturbed == 0; });  // no aged cells
+  if (cells.empty() && unmeasured.empty()) return;
+  md << "\n### Ageing penalty (--age " << spec << "; modes aged and aged:warmed, beside the fresh timing runs)\n\n"
+     << "| workload | allocator | threads | processes fresh / warmed / aged | survivors MiB | cost ns/pair fresh / warmed / aged | "
+        "cost aged / warmed | cost aged / fresh | peak RSS MiB fresh / aged | RSS growth aged / warmed | penalty |\n"
+     << "|---|---|---:|---:|---:|---:|---|---|---:|---|---|\n";
+  Ratios ratios;
+  std::size_t disturbed = 0;
+  for (const auto& [key, c] : cells) {
+    disturbed += c.fresh.disturbed + c.warmed.disturbed + c.aged.disturbed;
+    md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << c.fresh.figures.size() << " / "
+       << c.warmed.figures.size() << " / " << c.aged.figures.size() << " | " << mib(Json(c.survivor_bytes)) << " | " << fixed(c.fresh.median("cost"), 1)
+       << " / " << fixed(c.warmed.median("cost"), 1) << " / " << fixed(c.aged.median("cost"), 1) << " | " << ratios.text(c.aged, c.warmed, "cost")
+       << " | " << ratios.text(c.aged, c.fresh, "cost") << " | " << mib(c.fresh.median("peak")) << " / " << mib(c.aged.median("peak")) << " | "
+       << ratios.text(c.aged, c.warmed, "growth") << " | " << Ratios::verdict(c.aged, c.warmed, "slower aged", "faster aged")
+       << (c.corrupted > 0 ? " (" + std::to_string(c.corrupted) + " survivors corrupted)" : "") << " |\n";
+  }
+  md << "\nThe aged cells run the same workload, operation stream and seed as the timing cells, on a heap that each worker first "
+        "filled through its own allocator (sizes p~1/size over the spec's range) and then freed all but the survivors of, which "
+        "stay live through the measured phase. The warmed cells are their control: the same ageing with every block freed, so "
+        "that aged / warmed is the cost of the survivors and their holes alone; aged / fresh adds what a used heap saves over "
+        "a cold one (its pages already touched). Figures are medians over processes; a ratio has the interval of its two "
+        "medians' intervals ("
+     << ratios.level_text()
+     << "; [n/a]: fewer than two processes on a side). Cost: ns per malloc/free pair net of the void baseline (fresh void: its "
+        "harness work is the same). RSS growth: peak RSS minus RSS before the phase, what the workload needed beyond the heap "
+        "it started on. **slower aged** / **faster aged**: the interval of cost aged / warmed excludes 1; none shown: it "
+        "includes 1 (no penalty this run can tell).\n"
+     << disturbed_line(disturbed);
+  for (const auto& line : unmeasured) md << "- aged cell not measured: " << line << "\n";
+}
+
+void thp_modes_table(std::ostringstream& md, const Json& benchmarks) {
+  using VariantKey = std::tuple<std::string, std::string, unsigned, std::string>;  // cell and its THP mode
+  std::map<CellKey, Side> main;
+  std::map<VariantKey, Side> variants;
+  std::vector<std::string> unmeasured;
+  std::string main_mode = "?";
+  for (const auto& e : benchmarks) {
+    if (e.value("run_type", "iteration") != "iteration") continue;
+    const std::string mode = e.value("mode", "timing");
+    if (mode != "thp" && mode != "timing") continue;
+    const CellKey key{e.value("workload", std::string("?")), e.value("allocator", std::string("?")), e.value("threads", 0u)};
+    const std::string under = e.value("thp_mode", Json()).is_string() ? e.at("thp_mode").get<std::string>() : "?";
+    if (e.value("status", "") != "ok") {
+      if (mode == "thp") unmeasured.push_back(cell_text(key) + ": " + e.value("reason", std::string("failed")));
+      continue;
+    }
+    if (mode == "timing") {
+      main[key].add(e);
+      main_mode = under;
+    } else {
+      variants[{std::get<0>(key), std::get<1>(key), std::get<2>(key), under}].add(e);
+    }
+  }
+  if (variants.empty() && unmeasured.empty()) return;
+  md << "\n### THP modes (timing cells under " << main_mode << "; mode thp under the others)\n\n"
+     << "| workload | allocator | threads | THP mode | processes | THP coverage " << main_mode << " / this mode | cost ns/pair " << main_mode
+     << " / this mode | cost this / " << main_mode << " | peak RSS this / " << main_mode << " | cost |\n"
+     << "|---|---|---:|---|---:|---:|---:|---|---|---|\n";
+  Ratios ratios;
+  std::size_t disturbed = 0;
+  for (const auto& [vk, v] : variants) {
+    const CellKey key{std::get<0>(vk), std::get<1>(vk), std::get<2>(vk)};
+    const Side& m = main[key];
+    disturbed += v.disturbed + m.disturbed;  // (a timing cell under two variants counts twice)
+    md << "| " << std::get<0>(vk) << " | " << std::get<1>(vk) << " | " << std::get<2>(vk) << " | " << std::get<3>(vk) << " | " << m.figures.size()
+       << " / " << v.figures.size() << " | " << fixed(m.median("coverage"), 2) << " / " << fixed(v.median("coverage"), 2) << " | "
+       << fixed(m.median("cost"), 1) << " / " << fixed(v.median("cost"), 1) << " | " << ratios.text(v, m, "cost") << " | " << ratios.text(v, m, "peak")
+       << " | " << Ratios::verdict(v, m, "slower", "faster") << " |\n";
+  }
+  md << "\nThe thp cells run the same workload, operation stream and seed as the timing cells, under another transparent-huge-page "
+        "mode (set system-wide for each cell by the runner, as root; `never` without root: per process). THP coverage: the median "
+        "of AnonHugePages / Anonymous over the timed work (the thp_coverage column); where it is the same under every mode, no "
+        "allocator's memory was backed by huge pages differently here (the record's hugepages block has each reading). Ratios "
+        "have the interval of their two medians' intervals ("
+     << ratios.level_text() << "). **slower** / **faster**: the cost ratio's interval excludes 1.\n"
+     << disturbed_line(disturbed);
+  for (const auto& line : unmeasured) md << "- thp cell not measured: " << line << "\n";
+}
+
+}  // namespace allocstress::table_parts

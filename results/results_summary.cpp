@@ -202,13 +202,21 @@ void attach_net_costs(std::vector<Json>& records) {
     double cycles_per_pair, ns_per_pair;
     bool disturbed;
   };
-  std::map<CellRep, Baseline> baseline;
+  // A thp record's baseline is void's thp record of the same repetition and THP mode; a timing or
+  // aged record's is void's timing record of the same repetition (an aged heap's harness work is
+  // void's, fresh).
+  const auto variant = [](const Json& r) { return r.value("mode", "") == "thp" ? r.value("thp_mode", Json()).dump() : std::string(); };
+  const auto is_measured = [](const Json& r) {
+    const std::string mode = r.value("mode", "timing");
+    return is_ok(r) && (mode == "timing" || mode == "aged" || mode == "thp");
+  };
+  std::map<std::pair<CellRep, std::string>, Baseline> baseline;
   for (const auto& r : records)
-    if (is_ok_timing(r) && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
-      baseline[workload_threads_rep(r)] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>(), is_disturbed_record(r)};
-  for (auto& r : records) {  // timing records, and aged ones: the void baseline of the same repetition is fresh, as void's harness work is
-    if (!(is_ok_timing(r) || (is_ok(r) && r.value("mode", "") == "aged")) || !has_baseline(r)) continue;
-    const auto it = baseline.find(workload_threads_rep(r));
+    if (is_measured(r) && r.value("mode", "timing") != "aged" && has_baseline(r) && r.at("allocator") == kBaselineAllocator)
+      baseline[{workload_threads_rep(r), variant(r)}] = {r.at("cycles_per_pair").get<double>(), r.at("ns_per_pair").get<double>(), is_disturbed_record(r)};
+  for (auto& r : records) {
+    if (!is_measured(r) || !has_baseline(r)) continue;
+    const auto it = baseline.find({workload_threads_rep(r), variant(r)});
     if (it == baseline.end()) {
       r["baseline_cycles_per_pair"] = nullptr;
       r["net_cycles_per_pair"] = nullptr;

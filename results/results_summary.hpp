@@ -39,8 +39,9 @@ inline constexpr const char* kBaselineAllocator = "void";
 inline constexpr const char* kReferenceAllocator = "system";
 
 // Adds net_cycles_per_pair and net_ns_per_pair (null when no ok baseline record matches) and
-// baseline_cycles_per_pair to every ok timing record and every ok aged record (mode aged: its
-// baseline is void's timing record of the same repetition).
+// baseline_cycles_per_pair to every ok timing, aged and thp record (mode aged: its baseline is
+// void's timing record of the same repetition; mode thp: void's thp record of the same repetition
+// and THP mode).
 void attach_net_costs(std::vector<nlohmann::json>& records);
 
 // Adds counts.net_instructions_per_unit, net_estimated_cycles_per_unit, net_d1_misses_per_unit

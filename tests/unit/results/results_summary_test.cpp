@@ -26,6 +26,23 @@ TEST(ResultsSummary, NetCostSubtractsTheMatchingBaselineRepetition) {
   EXPECT_DOUBLE_EQ(r[0]["net_cycles_per_pair"].get<double>(), 0);
 }
 
+// An aged record's baseline is void's timing record; a thp record's is void's thp record of the
+// same THP mode (void under that mode too).
+TEST(ResultsSummary, AgedAndThpRecordsSubtractTheirOwnBaselines) {
+  auto variant = [](Json r, const std::string& mode, const std::string& thp) {
+    r["mode"] = mode;
+    if (!thp.empty()) r["thp_mode"] = thp;
+    return r;
+  };
+  std::vector<Json> r = {rec("void", 1, 0, 100), variant(rec("void", 1, 0, 130), "thp", "always"), variant(rec("system", 1, 0, 150), "aged", ""),
+                         variant(rec("system", 1, 0, 200), "thp", "always"), variant(rec("system", 1, 0, 220), "thp", "madvise")};
+  attach_net_costs(r);
+  EXPECT_DOUBLE_EQ(r[2]["net_cycles_per_pair"].get<double>(), 50);  // aged - void's timing record
+  EXPECT_DOUBLE_EQ(r[3]["net_cycles_per_pair"].get<double>(), 70);  // thp always - void's thp always record
+  EXPECT_TRUE(r[4]["net_cycles_per_pair"].is_null());               // no void under madvise
+  EXPECT_EQ(r[4]["warnings"].size(), 1u);
+}
+
 TEST(ResultsSummary, MissingBaselineGivesNullAndAWarning) {
   std::vector<Json> r = {rec("void", 1, 0, 100), rec("system", 2, 0, 150)};
   r[0]["status"] = "failed";

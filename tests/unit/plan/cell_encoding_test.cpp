@@ -124,37 +124,28 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_EQ(error_of(thp), "cell file c.json: unknown THP mode 'sometimes' (accepted: never, madvise, always)");
 }
 
-// An aged cell carries its spec through JSON and onto its command line.
-TEST(CellEncoding, AnAgedCellKeepsItsSpec) {
+// A cell of a mode with a value (aged: its spec; thp: its THP mode) carries the value through
+// JSON, onto its command line (after `flag`) and into its name.
+void expect_mode_value_kept(CellMode mode, std::string Cell::*field, const std::string& value, const char* flag, const std::string& suffix) {
   Cell c = cell_of(workload_entry("alloc-test"));
-  c.mode = CellMode::aged;
-  c.age = "64M,keep=0.5";
+  c.mode = mode;
+  c.*field = value;
   const Cell back = cell_from_json(cell_to_json(c), "test");
-  EXPECT_EQ(back.mode, CellMode::aged);
-  EXPECT_EQ(back.age, "64M,keep=0.5");
+  EXPECT_EQ(back.mode, mode);
+  EXPECT_EQ(back.*field, value);
+  EXPECT_EQ(name_suffix(back), suffix);
   const std::vector<std::string> argv = cell_command("/bin/allocstress", c);
-  const auto at = std::find(argv.begin(), argv.end(), "--age");
-  ASSERT_NE(at, argv.end());
-  EXPECT_EQ(*(at + 1), "64M,keep=0.5");
-  EXPECT_FALSE(cell_to_json(cell_of(workload_entry("alloc-test"))).contains("age"));  // timing cells carry none
-  EXPECT_EQ(name_suffix(back), "/aged");
-  c.age = warmed_spec_text(c.age);
-  EXPECT_EQ(name_suffix(c), "/aged:warmed");
+  const auto at = std::find(argv.begin(), argv.end(), flag);
+  ASSERT_NE(at, argv.end()) << flag;
+  EXPECT_EQ(*(at + 1), value);
 }
 
-// A thp cell carries its mode through JSON, onto its command line and into its name.
-TEST(CellEncoding, AThpCellKeepsItsMode) {
-  Cell c = cell_of(workload_entry("alloc-test"));
-  c.mode = CellMode::thp;
-  c.thp_mode = "always";
-  const Cell back = cell_from_json(cell_to_json(c), "test");
-  EXPECT_EQ(back.mode, CellMode::thp);
-  EXPECT_EQ(back.thp_mode, "always");
-  EXPECT_EQ(name_suffix(back), "/thp:always");
-  const std::vector<std::string> argv = cell_command("/bin/allocstress", c);
-  const auto at = std::find(argv.begin(), argv.end(), "--thp");
-  ASSERT_NE(at, argv.end());
-  EXPECT_EQ(*(at + 1), "always");
+TEST(CellEncoding, AgedAndThpCellsKeepTheirValues) {
+  expect_mode_value_kept(CellMode::aged, &Cell::age, "64M,keep=0.5", "--age", "/aged");
+  expect_mode_value_kept(CellMode::aged, &Cell::age, warmed_spec_text("64M"), "--age", "/aged:warmed");
+  expect_mode_value_kept(CellMode::thp, &Cell::thp_mode, "always", "--thp", "/thp:always");
+  const nlohmann::json timing = cell_to_json(cell_of(workload_entry("alloc-test")));
+  EXPECT_FALSE(timing.contains("age") || timing.contains("thp_mode"));  // timing cells carry neither
 }
 
 // A cell's parameters are checked by its workload: a missing or mistyped field names itself.

@@ -242,13 +242,13 @@ void HugepageSampler::record(const HugepageReading& reading, double cost_s) {
   s.slowest_reading_s = std::max(s.slowest_reading_s, cost_s);
   s.busy_s += cost_s;
   if (s.samples.size() == options_.max_samples) thin_out();
-  s.samples.push_back(r);
   const double cost = std::min(cost_s, last_cost_s_);  // two slow readings in a row: not one outlier
   last_cost_s_ = cost_s;
   while (cost > options_.max_busy_fraction * std::chrono::duration<double>(interval_).count()) {
-    thin_out();  // too slow for this interval: half as often
+    thin_out();  // too slow for this interval: half as often (the earlier samples; this one is kept)
     ++s.slowdowns;
   }
+  s.samples.push_back(r);
 }
 
 // cost_s: this thread's CPU time for the reading, not the wall time, which on a loaded machine

@@ -66,6 +66,10 @@ void memory_tables(std::ostringstream& md, const Json& benchmarks);
 void memory_limit_table(std::ostringstream& md, const Json& benchmarks);
 void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks);
 void thp_modes_table(std::ostringstream& md, const Json& benchmarks);
+// The verdict's memory part at (workload, threads): one line per variant the run has, the aged heap's
+// cost aged / warmed and each further THP mode's coverage and cost, each allocator with a verdict
+// named (variant_tables.cpp).
+void variant_verdict_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks);
 // The counts tier (mode "counts" records), one table per workload, ranked by net estimated cycles.
 void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);
 // Reproduction intervals (reproduction_table.cpp): one row per cell whose median entry has one,

@@ -94,32 +94,35 @@ std::string cell_text(const CellKey& key) {
   return std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) + " thread(s)";
 }
 
-}  // namespace
-
-void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
-  struct Sides {
-    Side fresh, warmed, aged;
-    std::uint64_t survivor_bytes = 0, corrupted = 0;
-  };
-  std::map<CellKey, Sides> cells;
+// The aged cells of a results file, each beside its warmed control and its fresh timing cell.
+struct AgeingSides {
+  Side fresh, warmed, aged;
+  std::uint64_t survivor_bytes = 0, corrupted = 0;
+};
+struct Ageing {
+  std::map<CellKey, AgeingSides> cells;  // only cells with aged processes
   std::vector<std::string> unmeasured;
   std::string spec = "?";
+};
+
+Ageing collect_ageing(const Json& benchmarks) {
+  Ageing out;
   for (const auto& e : benchmarks) {
     if (e.value("run_type", "iteration") != "iteration") continue;
     const std::string mode = e.value("mode", "timing");
     if (mode != "aged" && mode != "timing") continue;
     const CellKey key{e.value("workload", std::string("?")), e.value("allocator", std::string("?")), e.value("threads", 0u)};
     if (e.value("status", "") != "ok") {
-      if (mode == "aged") unmeasured.push_back(cell_text(key) + ": " + e.value("reason", std::string("failed")));
+      if (mode == "aged") out.unmeasured.push_back(cell_text(key) + ": " + e.value("reason", std::string("failed")));
       continue;
     }
     if (mode == "timing") {
-      cells[key].fresh.add(e);
+      out.cells[key].fresh.add(e);
       continue;
     }
     const Json& a = e.value("ageing", Json::object());
     const Json& s = a.value("spec", Json::object());
-    Sides& c = cells[key];
+    AgeingSides& c = out.cells[key];
     if (s.value("keep", 1.0) == 0) {
       c.warmed.add(e);
       continue;
@@ -127,9 +130,81 @@ void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
     c.aged.add(e);
     c.survivor_bytes = a.value("survivor_bytes", std::uint64_t{0});
     c.corrupted += a.value("corrupted_survivors", std::uint64_t{0});
-    spec = s.value("text", spec);
+    out.spec = s.value("text", out.spec);
   }
-  std::erase_if(cells, [](const auto& kv) { return kv.second.aged.figures.empty() && kv.second.aged.disturbed == 0; });  // no aged cells
+  std::erase_if(out.cells, [](const auto& kv) { return kv.second.aged.figures.empty() && kv.second.aged.disturbed == 0; });
+  return out;
+}
+
+// The thp cells of a results file, each beside its timing cell.
+using VariantKey = std::tuple<std::string, std::string, unsigned, std::string>;  // cell and its THP mode
+struct ThpModes {
+  std::map<CellKey, Side> main;
+  std::map<VariantKey, Side> variants;
+  std::vector<std::string> unmeasured;
+  std::string main_mode = "?";
+};
+
+ThpModes collect_thp_modes(const Json& benchmarks) {
+  ThpModes out;
+  for (const auto& e : benchmarks) {
+    if (e.value("run_type", "iteration") != "iteration") continue;
+    const std::string mode = e.value("mode", "timing");
+    if (mode != "thp" && mode != "timing") continue;
+    const CellKey key{e.value("workload", std::string("?")), e.value("allocator", std::string("?")), e.value("threads", 0u)};
+    const std::string under = e.value("thp_mode", Json()).is_string() ? e.at("thp_mode").get<std::string>() : "?";
+    if (e.value("status", "") != "ok") {
+      if (mode == "thp") out.unmeasured.push_back(cell_text(key) + ": " + e.value("reason", std::string("failed")));
+      continue;
+    }
+    if (mode == "timing") {
+      out.main[key].add(e);
+      out.main_mode = under;
+    } else {
+      out.variants[{std::get<0>(key), std::get<1>(key), std::get<2>(key), under}].add(e);
+    }
+  }
+  return out;
+}
+
+// One allocator's verdict on a variant: (allocator, "**slower**"/"**faster**"/"none shown"/"n/a", "ratio [low, high]").
+using Verdicts = std::vector<std::tuple<std::string, std::string, std::string>>;
+
+// "; slower: a 1.6 [1.4, 2.1], b ...; faster: ...; none shown for N other(s)".
+std::string grouped(const Verdicts& verdicts, const std::string& slower, const std::string& faster) {
+  std::string out;
+  for (const std::string& word : {slower, faster}) {
+    std::string who;
+    for (const auto& [allocator, w, ratio] : verdicts)
+      if (w == "**" + word + "**") who += (who.empty() ? "" : ", ") + allocator + " " + ratio;
+    if (!who.empty()) out += "; " + word + ": " + who;
+  }
+  const auto none = std::count_if(verdicts.begin(), verdicts.end(), [](const auto& v) { return std::get<1>(v) == "none shown"; });
+  if (none > 0) out += "; none shown for " + std::to_string(none) + " other(s)";
+  return out;
+}
+
+// "0.77-0.98": the range of the medians of `figure` over the sides.
+std::string range_text(const std::vector<const Side*>& sides, const char* figure) {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const Side* side : sides)
+    if (const Json v = side->median(figure); v.is_number()) {
+      lo = any ? std::min(lo, v.get<double>()) : v.get<double>();
+      hi = any ? std::max(hi, v.get<double>()) : v.get<double>();
+      any = true;
+    }
+  if (!any) return "n/a";
+  return lo == hi ? fixed(Json(lo), 2) : fixed(Json(lo), 2) + "-" + fixed(Json(hi), 2);
+}
+
+}  // namespace
+
+void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
+  const Ageing ageing = collect_ageing(benchmarks);
+  const auto& cells = ageing.cells;
+  const auto& unmeasured = ageing.unmeasured;
+  const std::string& spec = ageing.spec;
   if (cells.empty() && unmeasured.empty()) return;
   md << "\n### Ageing penalty (--age " << spec << "; modes aged and aged:warmed, beside the fresh timing runs)\n\n"
      << "| workload | allocator | threads | processes fresh / warmed / aged | survivors MiB | cost ns/pair fresh / warmed / aged | "
@@ -162,28 +237,11 @@ void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
 }
 
 void thp_modes_table(std::ostringstream& md, const Json& benchmarks) {
-  using VariantKey = std::tuple<std::string, std::string, unsigned, std::string>;  // cell and its THP mode
-  std::map<CellKey, Side> main;
-  std::map<VariantKey, Side> variants;
-  std::vector<std::string> unmeasured;
-  std::string main_mode = "?";
-  for (const auto& e : benchmarks) {
-    if (e.value("run_type", "iteration") != "iteration") continue;
-    const std::string mode = e.value("mode", "timing");
-    if (mode != "thp" && mode != "timing") continue;
-    const CellKey key{e.value("workload", std::string("?")), e.value("allocator", std::string("?")), e.value("threads", 0u)};
-    const std::string under = e.value("thp_mode", Json()).is_string() ? e.at("thp_mode").get<std::string>() : "?";
-    if (e.value("status", "") != "ok") {
-      if (mode == "thp") unmeasured.push_back(cell_text(key) + ": " + e.value("reason", std::string("failed")));
-      continue;
-    }
-    if (mode == "timing") {
-      main[key].add(e);
-      main_mode = under;
-    } else {
-      variants[{std::get<0>(key), std::get<1>(key), std::get<2>(key), under}].add(e);
-    }
-  }
+  ThpModes modes = collect_thp_modes(benchmarks);
+  auto& main = modes.main;
+  const auto& variants = modes.variants;
+  const auto& unmeasured = modes.unmeasured;
+  const std::string& main_mode = modes.main_mode;
   if (variants.empty() && unmeasured.empty()) return;
   md << "\n### THP modes (timing cells under " << main_mode << "; mode thp under the others)\n\n"
      << "| workload | allocator | threads | THP mode | processes | THP coverage " << main_mode << " / this mode | cost ns/pair " << main_mode
@@ -208,6 +266,32 @@ void thp_modes_table(std::ostringstream& md, const Json& benchmarks) {
      << ratios.level_text() << "). **slower** / **faster**: the cost ratio's interval excludes 1.\n"
      << disturbed_line(disturbed);
   for (const auto& line : unmeasured) md << "- thp cell not measured: " << line << "\n";
+}
+
+void variant_verdict_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
+  const auto here = [&](const auto& key) { return std::get<0>(key) == workload && std::get<2>(key) == threads && std::get<1>(key) != "void"; };
+  Ratios ratios;
+  const Ageing ageing = collect_ageing(benchmarks);
+  Verdicts aged;
+  for (const auto& [key, c] : ageing.cells)
+    if (here(key)) aged.emplace_back(std::get<1>(key), Ratios::verdict(c.aged, c.warmed, "slower aged", "faster aged"), ratios.text(c.aged, c.warmed, "cost"));
+  if (!aged.empty())
+    md << "- on an aged heap (--age " << ageing.spec << "), cost aged / warmed" << grouped(aged, "slower aged", "faster aged") << " (ageing penalty table)\n";
+  const ThpModes modes = collect_thp_modes(benchmarks);
+  std::map<std::string, Verdicts> by_mode;
+  std::map<std::string, std::vector<const Side*>> variant_sides, main_sides;
+  for (const auto& [vk, v] : modes.variants) {
+    const CellKey key{std::get<0>(vk), std::get<1>(vk), std::get<2>(vk)};
+    const auto m = modes.main.find(key);
+    if (!here(key) || m == modes.main.end()) continue;
+    by_mode[std::get<3>(vk)].emplace_back(std::get<1>(key), Ratios::verdict(v, m->second, "slower", "faster"), ratios.text(v, m->second, "cost"));
+    variant_sides[std::get<3>(vk)].push_back(&v);
+    main_sides[std::get<3>(vk)].push_back(&m->second);
+  }
+  for (const auto& [mode, verdicts] : by_mode)
+    md << "- THP " << mode << " against " << modes.main_mode << ": hugepage coverage " << range_text(variant_sides[mode], "coverage") << " (under "
+       << modes.main_mode << ": " << range_text(main_sides[mode], "coverage") << "), cost " << mode << " / " << modes.main_mode
+       << grouped(verdicts, "slower", "faster") << " (THP modes table)\n";
 }
 
 }  // namespace allocstress::table_parts

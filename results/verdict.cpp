@@ -5,7 +5,8 @@
 //     tied group (this run cannot order them).  One sentence per group: its members, "indistinguishable
 //     from each other" where there are several, and each member's ratio against system (glibc) with
 //     the ratio's interval (results_summary.hpp: speed_vs_system_interval);
-//   - memory: the same grouping on the overhead ratio (lower is leaner);
+//   - memory: the same grouping on the overhead ratio (lower is leaner), then, where the run has
+//     them, the aged heap's penalty and the other THP modes (variant_tables.cpp);
 // then the counts tier's ranking, which is exact and identical on every run.  Figures whose
 // interval is wider than ±10% of the median carry a dagger (unstable).
 #include <algorithm>
@@ -250,6 +251,7 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
       for (unsigned t : threads) {
         cost_lines(lines, w, t, *m, agg, entry->void_baseline);
         memory_lines(lines, w, t, agg);
+        variant_verdict_lines(lines, w, t, benchmarks);
         for (const Json& metric : own) program_metric_lines(lines, w, t, metric, agg);
       }
     }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "results/results_table.hpp"
+#include "results/table_parts.hpp"
 
 namespace allocstress {
 namespace {
@@ -30,10 +31,11 @@ std::string row_of(const std::string& table, const std::string& allocator) {
   return at == std::string::npos ? "" : table.substr(at, table.find('\n', at) - at);
 }
 
-TEST(VariantTables, AgeingShowsAPenaltyOnlyWhereAgedOverWarmedExcludesOne) {
+// slow: aged 20.x ns against 10.x warmed; same: aged and warmed both 10.x, interleaved; fresh 30.x
+// (a cold heap); one disturbed aged process of `same`.
+nlohmann::json ageing_records() {
   nlohmann::json benchmarks = nlohmann::json::array();
   for (int i = 0; i < 5; ++i) {
-    // slow: aged 20.x ns against 10.x warmed; same: aged and warmed both 10.x, interleaved; fresh 30.x (a cold heap)
     for (const char* a : {"slow", "same"}) benchmarks.push_back(record(a, "timing", 30 + 0.1 * i, 40 * kMiB, 10 * kMiB));
     benchmarks.push_back(aged("slow", 0.25, 20 + 0.1 * i, 80 * kMiB, 70 * kMiB));
     benchmarks.push_back(aged("slow", 0, 10 + 0.1 * i, 75 * kMiB, 55 * kMiB));
@@ -41,6 +43,27 @@ TEST(VariantTables, AgeingShowsAPenaltyOnlyWhereAgedOverWarmedExcludesOne) {
     benchmarks.push_back(aged("same", 0, 10 + 0.2 * i, 60 * kMiB, 30 * kMiB));
   }
   benchmarks.push_back(aged("same", 0.25, 1000, 60 * kMiB, 30 * kMiB, true));  // disturbed: left out
+  return benchmarks;
+}
+
+// jemalloc's timing cells under never (coverage 0, 20.x ns), its thp cells under always (coverage
+// 0.8x, 10.x ns, 10% more peak RSS).
+nlohmann::json thp_records() {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (int i = 0; i < 5; ++i) {
+    nlohmann::json main = record("jemalloc", "timing", 20 + 0.1 * i, 40 * kMiB, 10 * kMiB), always = record("jemalloc", "thp", 10 + 0.1 * i, 44 * kMiB, 10 * kMiB);
+    main["thp_mode"] = "never";
+    main["thp_coverage"] = 0.0;
+    always["thp_mode"] = "always";
+    always["thp_coverage"] = 0.8 + 0.01 * i;
+    benchmarks.push_back(main);
+    benchmarks.push_back(always);
+  }
+  return benchmarks;
+}
+
+TEST(VariantTables, AgeingShowsAPenaltyOnlyWhereAgedOverWarmedExcludesOne) {
+  const nlohmann::json benchmarks = ageing_records();
   const std::string table = memory_markdown({{"benchmarks", benchmarks}});
   ASSERT_NE(table.find("### Ageing penalty (--age 64M;"), std::string::npos) << table;
   const std::string slow = row_of(table, "slow"), same = row_of(table, "same");
@@ -66,20 +89,22 @@ TEST(VariantTables, AgeingSaysWhyAFailedAgedCellIsMissingAndIsAbsentWithoutAgedC
 }
 
 TEST(VariantTables, ThpModesCompareEachModeWithTheTimingCells) {
-  nlohmann::json benchmarks = nlohmann::json::array();
-  for (int i = 0; i < 5; ++i) {
-    nlohmann::json main = record("jemalloc", "timing", 20 + 0.1 * i, 40 * kMiB, 10 * kMiB), always = record("jemalloc", "thp", 10 + 0.1 * i, 44 * kMiB, 10 * kMiB);
-    main["thp_mode"] = "never";
-    main["thp_coverage"] = 0.0;
-    always["thp_mode"] = "always";
-    always["thp_coverage"] = 0.8 + 0.01 * i;
-    benchmarks.push_back(main);
-    benchmarks.push_back(always);
-  }
+  const nlohmann::json benchmarks = thp_records();
   const std::string table = memory_markdown({{"benchmarks", benchmarks}});
   ASSERT_NE(table.find("### THP modes (timing cells under never; mode thp under the others)"), std::string::npos) << table;
   const std::string row = row_of(table, "jemalloc");
   EXPECT_NE(row.find("| always | 5 / 5 | 0.00 / 0.82 | 20.2 / 10.2 | 0.50 [0.49, 0.52] | 1.10 [1.10, 1.10] | **faster** |"), std::string::npos) << row;
+}
+
+// The verdict's memory part names the allocators whose cost ratio's interval excludes 1.
+TEST(VariantTables, VerdictLinesNameEachVerdict) {
+  std::ostringstream aged_md, thp_md, other_md;
+  table_parts::variant_verdict_lines(aged_md, "alloc-test", 1, ageing_records());
+  EXPECT_EQ(aged_md.str(), "- on an aged heap (--age 64M), cost aged / warmed; slower aged: slow 1.98 [1.92, 2.04]; none shown for 1 other(s) (ageing penalty table)\n");
+  table_parts::variant_verdict_lines(thp_md, "alloc-test", 1, thp_records());
+  EXPECT_EQ(thp_md.str(), "- THP always against never: hugepage coverage 0.82 (under never: 0.00), cost always / never; faster: jemalloc 0.50 [0.49, 0.52] (THP modes table)\n");
+  table_parts::variant_verdict_lines(other_md, "alloc-test", 2, thp_records());  // another thread count: nothing
+  EXPECT_EQ(other_md.str(), "");
 }
 
 }  // namespace

@@ -137,11 +137,9 @@ class AgedHeap {
       if (bytes[0] != tag(b.index) || bytes[b.size - 1] != tag(b.index)) ++out_.corrupted;
       alloc.deallocate(b.block, b.size);
     }
-    released_ = true;
   }
 
   const AgeingOutcome& outcome() const { return out_; }
-  bool released() const { return released_; }
 
  private:
   struct Block {
@@ -158,7 +156,6 @@ class AgedHeap {
   Block* list_ = nullptr;
   std::size_t list_bytes_ = 0;
   AgeingOutcome out_;
-  bool released_ = false;
 };
 
 // The record's `ageing` block from every worker's outcome (null entries: workers without one).

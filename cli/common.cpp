@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cctype>
 #include <iostream>
+#include <optional>
+
+#include "platform/durations.hpp"
 
 namespace allocstress {
 
@@ -21,18 +24,9 @@ const CLI::Validator kWholeNumber(
     "WHOLE NUMBER");
 
 double parse_duration_seconds(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-  if (used == 0 || scale < 0 || !(value >= 0) || !std::isfinite(value))
-    throw UsageError(option + " '" + text + "' is not a duration (accepted: seconds, or a number with s, m or h: 150, 90s, 2.5m, 1h)");
-  return value * scale;
+  const std::optional<double> seconds = duration_seconds(text);
+  if (!seconds) throw UsageError(option + " '" + text + "' is not a duration (accepted: " + kDurationAccepted + ")");
+  return *seconds;
 }
 
 void check_new_output_file(const std::filesystem::path& path, bool force) {

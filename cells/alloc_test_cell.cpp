@@ -81,6 +81,15 @@ class AllocTestWorker {
     outcome = run_alloc_test_thread(*alloc_, slots_->span(), picker_, sizes_, rng_, p_.iterations_per_thread, p_.access, *observer);
     counters->stop();
   }
+  // A soak round (measured_phase.hpp): a tenth of the loop more, continuing its op stream.
+  bool soak_round() {
+    std::uint64_t live = outcome.end_live_requested_bytes;
+    return with_memory_access(p_.access, [&]<MemoryAccess kAccess>() {
+      NoObserver none;
+      return detail::run_loop<kAccess>(*alloc_, slots_->span(), picker_, sizes_, rng_, std::max<std::uint64_t>(p_.iterations_per_thread / kSegments, 1),
+                                       none, outcome, live);
+    });
+  }
   void inspect() {
     if (!observer || sample_->usable == nullptr) return;
     usable_live_bytes = 0;
@@ -282,6 +291,7 @@ const WorkloadEntry kAllocTestEntry{
     .counts = true,
     .counts_prefix = "iterations_per_thread",
     .ages = true,
+    .soaks = true,
 };
 
 }  // namespace allocstress

@@ -17,14 +17,15 @@ std::string_view to_string(CellMode mode) {
     case CellMode::limited: return "limited";
     case CellMode::aged: return "aged";
     case CellMode::thp: return "thp";
+    case CellMode::soak: return "soak";
   }
   return "timing";
 }
 
 CellMode parse_cell_mode(std::string_view text) {
-  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited, CellMode::aged, CellMode::thp})
+  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited, CellMode::aged, CellMode::thp, CellMode::soak})
     if (to_string(m) == text) return m;
-  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited, aged, thp)");
+  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited, aged, thp, soak)");
 }
 
 std::string_view mode_suffix(CellMode mode) {
@@ -36,6 +37,7 @@ std::string_view mode_suffix(CellMode mode) {
     case CellMode::limited: return "/limited";
     case CellMode::aged: return "/aged";
     case CellMode::thp: return "/thp";
+    case CellMode::soak: return "/soak";
   }
   return "";
 }

@@ -26,11 +26,13 @@ namespace allocstress {
 // thp: a timing run under another transparent-huge-page mode than the matrix's (Cell::thp_mode;
 // `--thp A,B`: the timing cells run under A, a thp cell per repetition under B), kept apart from
 // the timing runs and compared with them.
-enum class CellMode { timing, simulate, profile, counts, limited, aged, thp };
-std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited", "aged", "thp"
+// soak: a timing run whose measured phase lasts a set time (Cell::soak, cells/soak.hpp): RSS and
+// hugepage coverage per bin of time and their drift per hour, once per allocator.
+enum class CellMode { timing, simulate, profile, counts, limited, aged, thp, soak };
+std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited", "aged", "thp", "soak"
 // Throws std::invalid_argument naming the accepted modes.
 CellMode parse_cell_mode(std::string_view text);
-// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited", "/aged", "/thp".
+// What a cell's name and key add for its mode: "" (timing), "/cache-sim", "/profile", "/counts", "/limited", "/aged", "/thp", "/soak".
 std::string_view mode_suffix(CellMode mode);
 
 // A profile run of an alloc-test cell (run/profile_run.hpp): the outer process fingerprints the
@@ -63,6 +65,7 @@ struct Cell {
   ProfileSpec profile;            // mode profile only
   std::string age;                // mode aged only: the ageing SPEC (workloads/heap_ageing.hpp parses it)
   std::string thp_mode;           // mode thp only: never, madvise or always (platform/thp_mode.hpp)
+  std::string soak;               // mode soak only: the soak SPEC (cells/soak.hpp parses it)
 
   PlacementRequest placement_request() const { return {threads, placement}; }
 };

@@ -88,6 +88,14 @@ class FleetWorker {
                                                });
     });
   }
+  // A soak round (measured_phase.hpp): a ninth of the churn more, on the same live blocks.
+  bool soak_round() {
+    std::uint64_t live = outcome.end_live_requested_bytes;
+    return with_memory_access(p_.access, [&]<MemoryAccess kAccess>() {
+      return run_fleet_churn<kAccess>(*alloc_, plan_, slots_->span(), rng_, std::max<std::uint64_t>(p_.iterations_per_thread / kChurnSegments, 1),
+                                      outcome, live);
+    });
+  }
   void inspect() {}
   void release() {
     release_all_slots(*alloc_, slots_->span());
@@ -246,6 +254,7 @@ const WorkloadEntry kFleetProfileEntry{
     .counts = true,
     .counts_prefix = "iterations_per_thread",
     .ages = true,
+    .soaks = true,
 };
 
 }  // namespace allocstress

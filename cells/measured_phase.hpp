@@ -22,6 +22,9 @@
 //   void run()            the timed work; the driver counts its cycles
 //   void inspect()        untimed, structures still live (verification, placement metrics)
 //   void release()        untimed: free everything the worker still holds
+//   bool soak_round()     optional, timed: in a soak (soak.hpp), called after run() until the
+//                         deadline passes: more of the workload's steady state on the same live
+//                         heap; false: it cannot go on (an allocation failed)
 //
 // Counts cells (cell.hpp, CellMode::counts) run this same phase under callgrind: run_cell then
 // switches counting on for the process, and callgrind collects exactly each worker's run() (its
@@ -34,12 +37,14 @@
 
 #include <barrier>
 #include <chrono>
+#include <concepts>
 #include <functional>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cells/soak.hpp"
 #include "platform/cache_simulation.hpp"
 #include "platform/cpu_steal.hpp"
 #include "platform/hugepage_usage.hpp"
@@ -72,8 +77,9 @@ struct PhaseMeasurement {
   std::optional<HugepageSummary> hugepages;  // hugepage coverage over the timed work (not sampled: nullopt)
 };
 
-// The sampler's pace in a measured phase (see the file comment).
+// The sampler's pace in a measured phase (see the file comment; a soak's: soak.hpp).
 inline HugepageSamplerOptions measured_phase_sampling() {
+  if (measured_phase_soak()) return soak_sampling(*measured_phase_soak());
   HugepageSamplerOptions o;
   o.interval = std::chrono::milliseconds(50);
   o.max_busy_fraction = 0.01;
@@ -122,6 +128,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   std::uint64_t wall0 = 0, wall1 = 0, ticks0 = 0, ticks1 = 0;
   std::optional<std::uint64_t> steal0;
   std::optional<HugepageSampler> sampler;
+  std::uint64_t soak_deadline_ns = 0;  // a soak's end (set before go; read by the workers after it)
   const bool sample_hugepages = !counting_measured_phase() && !marking_measured_phase() && !hooks.inline_single_worker;
   // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
   auto main_step = [&](int barrier) {
@@ -135,6 +142,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
       usage0 = process_resource_usage();
       steal0 = cpu_steal_ns(pus);
       wall0 = steady_now_ns();
+      if (measured_phase_soak()) soak_deadline_ns = wall0 + std::uint64_t(measured_phase_soak()->duration_s * 1e9);
       if (marking_measured_phase() && n > 1) mark_phase(kPhaseGoMarker);  // one worker marks its own run() (below)
       if (hooks.at_go) hooks.at_go();
       ticks0 = cycle_counter_begin();
@@ -179,7 +187,11 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     if (marking) mark_phase(kPhaseGoMarker);
     if (counting) start_callgrind_collection();
     const std::uint64_t c0 = cycle_counter_begin();
-    if (ready) worker->run();
+    if (ready) {
+      worker->run();
+      if constexpr (requires(Worker& w) { { w.soak_round() } -> std::same_as<bool>; })
+        while (soak_deadline_ns != 0 && steady_now_ns() < soak_deadline_ns && worker->soak_round()) count_soak_round();
+    }
     t.cycles = cycle_counter_end() - c0;
     if (counting) stop_callgrind_collection();
     if (marking) mark_phase(kPhaseDoneMarker);

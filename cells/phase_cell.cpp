@@ -67,6 +67,14 @@ class PhaseWorker {
     result.cycles += cycle_counter_end() - segment_;
     if (result.outcome.ops.failed_allocation_bytes != 0) shared_.leave();
   }
+  // A soak round (measured_phase.hpp; phase-plateau only soaks): a tenth of the plan's ops more
+  // of the hold, on the same blocks, with no series rows.
+  bool soak_round() {
+    const std::uint64_t c0 = cycle_counter_begin();
+    result.outcome = hold_phase_thread(*alloc_, blocks_, plan_, sizes_, rng_, access_, std::max<std::uint64_t>(plan_.ops / 10, 1), result.outcome);
+    result.cycles += cycle_counter_end() - c0;
+    return result.outcome.ops.failed_allocation_bytes == 0;
+  }
   void inspect() {}
   void release() { release_phase_blocks(*alloc_, blocks_); }
 
@@ -375,7 +383,7 @@ std::vector<const WorkloadOption*> phase_options(std::vector<const WorkloadOptio
 template <PhaseShape Shape>
 WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::string (*describe_fn)(const nlohmann::json&),
                           std::vector<const WorkloadOption*> own, std::vector<const Metric*> metrics) {
-  return {.name = name,
+  WorkloadEntry entry{.name = name,
           .family = "phases",
           .summary = summary,
           .void_baseline = true,
@@ -388,6 +396,8 @@ WorkloadEntry phase_entry(std::string_view name, std::string_view summary, std::
           .describe = describe_fn,
           .run = run_phase_cell,
           .refusal = refuse<Shape>};  // no counts: its measured phase samples RSS and pauses
+  entry.soaks = Shape == PhaseShape::plateau;  // the hold is a steady state; a ramp and peaks are not
+  return entry;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "cells/measured_phase.hpp"
 #include "cells/program_workloads.hpp"
+#include "cells/soak.hpp"
 #include "platform/cache_simulation.hpp"
 #include "platform/errors.hpp"
 #include "platform/syscall_trace.hpp"
@@ -169,6 +170,15 @@ void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpe
       throw UsageError(e.what());
     }
   }
+  if (cell.mode == CellMode::soak) {
+    if (!entry.soaks)
+      throw UsageError("--soak applies to " + names_with(&WorkloadEntry::soaks) + " (workloads with a steady state), not to " + cell.workload);
+    try {
+      parse_soak_spec(cell.soak);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   if (cell.mode != CellMode::profile) return;
   if (!entry.profiles)
     throw UsageError("--profile applies to " + names_with(&WorkloadEntry::profiles) + ", not to " + cell.workload +
@@ -203,7 +213,11 @@ nlohmann::json run_cell(const Cell& cell, const AllocatorSpec& allocator, const 
   // A counts cell runs the counted code path under callgrind and in its native kernel-events run
   // (marking its phase): one worker inline on the main thread, no perf counters, no sampling.
   set_counting_measured_phase(cell.mode == CellMode::counts && (running_under_valgrind() || marking_measured_phase()));
-  return workload_entry(cell.workload).run(cell, allocator, topology, pus);
+  // A soak cell's measured phase lasts its duration (cells/soak.hpp); its record gains the soak block.
+  set_measured_phase_soak(cell.mode == CellMode::soak ? std::optional<SoakSpec>(parse_soak_spec(cell.soak)) : std::nullopt);
+  nlohmann::json rec = workload_entry(cell.workload).run(cell, allocator, topology, pus);
+  if (cell.mode == CellMode::soak && rec.is_object()) rec["soak"] = soak_block(cell.soak, rec, soak_rounds_run());
+  return rec;
 }
 
 }  // namespace allocstress

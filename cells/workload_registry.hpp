@@ -99,6 +99,9 @@ struct WorkloadEntry {
   // AgedHeap through its own allocator in setup() and releases it in release(), and the record
   // carries the ageing block (cell mode aged).
   bool ages = false;
+  // `--soak DURATION` runs it for that long (cells/soak.hpp): a steady state its workers continue
+  // in soak rounds (`bool soak_round()`, measured_phase.hpp) until the time is up (cell mode soak).
+  bool soaks = false;
   std::vector<std::string_view> companions;  // workloads the matrix runs beside it ...
   std::string_view companion_reason;         // ... because
 };

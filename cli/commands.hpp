@@ -30,6 +30,7 @@ struct RunCommand {
   std::string threads;
   std::string age;       // --age SPEC: mode aged
   std::string thp_mode;  // --thp MODE: mode thp
+  std::string soak;      // --soak SPEC: mode soak
   bool verify_only = false, cache_sim = false, profile = false, counts = false;
   std::uint64_t sample_every = 64;
   std::uint64_t counts_iterations = kDefaultCountsIterations;
@@ -80,6 +81,7 @@ struct MatrixCommand {
   std::string memory_limit;  // --memory-limit SPEC
   std::string thp_mode;      // --thp MODE
   std::string age;           // --age SPEC
+  std::string soak;          // --soak SPEC
   double target_ci_pct = 0;
   std::string time_budget;
   WorkloadFlags workload;

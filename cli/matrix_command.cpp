@@ -96,6 +96,11 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "workload runs on a heap aged by SPEC = HEAP[,keep=F][,sizes=MIN..MAX][,pattern=spread|random][,seed=N], "
                   "e.g. 64M,keep=0.25, and its control, the same ageing with every block freed; the ageing penalty table compares them")
       ->group("Memory");
+  cmd->add_option("--soak", soak,
+                  "Add a soak cell per allocator (void aside) of alloc-test, fleet-profile and phase-plateau, after the other "
+                  "cells: its measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 10m,every=30s), and it reports RSS and hugepage "
+                  "coverage per bin (default 1m) and their drift per hour with an interval (the soak table)")
+      ->group("Memory");
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
@@ -196,6 +201,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   request.memory_limit = memory_limit;
   request.thp_mode = thp_mode;
   request.age = age;
+  request.soak = soak;
   if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
     if (!memory_limit.empty()) throw UsageError("--memory-limit applies to --backend local only (a Slurm task runs in the cluster's own cgroup)");
     if (!thp_mode.empty()) throw UsageError("--thp applies to --backend local only (the nodes' THP mode is the cluster's)");

@@ -79,8 +79,8 @@ Cell cell_from_flags(const RunCommand& r) {
     }
     cell.threads = d.threads.value_or(entry.prepare != nullptr ? 0 : 1);  // 0: the prepared inputs say
   }
-  if (int(r.cache_sim) + int(r.profile) + int(r.counts) + int(!r.age.empty()) + int(!r.thp_mode.empty()) > 1)
-    throw UsageError("--profile, --cache-sim, --counts, --age and --thp are separate runs: pass one of them");
+  if (int(r.cache_sim) + int(r.profile) + int(r.counts) + int(!r.age.empty()) + int(!r.thp_mode.empty()) + int(!r.soak.empty()) > 1)
+    throw UsageError("--profile, --cache-sim, --counts, --age, --thp and --soak are separate runs: pass one of them");
   if (!r.profile && r.cmd->count("--sample-every") > 0) throw UsageError("--sample-every applies to --profile runs only");
   if (!r.counts && r.cmd->count("--counts-iterations") > 0) throw UsageError("--counts-iterations applies to --counts runs only");
   cell.mode = r.cache_sim ? CellMode::simulate
@@ -88,9 +88,11 @@ Cell cell_from_flags(const RunCommand& r) {
               : r.counts  ? CellMode::counts
               : !r.age.empty() ? CellMode::aged
               : !r.thp_mode.empty() ? CellMode::thp
+              : !r.soak.empty() ? CellMode::soak
                                     : CellMode::timing;
   cell.age = r.age;
   cell.thp_mode = r.thp_mode;
+  cell.soak = r.soak;
   cell.profile.sample_every = r.sample_every;
   if (r.counts && r.counts_iterations == 0) throw UsageError("--counts-iterations must be at least 1, got 0");
   if (r.counts) cell.params = counts_params(entry, cell.params, r.counts_iterations);
@@ -129,6 +131,10 @@ void RunCommand::add_to(CLI::App& app) {
   cmd->add_option("--thp", thp_mode,
                   "A thp cell: run under this THP mode (never, madvise, always), which must be the system's (never: this process "
                   "switches THP off for itself); `matrix --thp` sets the system's mode for its cells")
+      ->group("Modes");
+  cmd->add_option("--soak", soak,
+                  "A soak cell: the measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 2m,every=10s; alloc-test, fleet-profile, "
+                  "phase-plateau): RSS and hugepage coverage per bin (default 1m) and their drift per hour (docs/memory.md)")
       ->group("Modes");
   workload.add_placement_to(*cmd);
   workload.add_deprecated_to(*cmd);

@@ -15,9 +15,30 @@
 #include "platform/child_process.hpp"
 #include "platform/errors.hpp"
 #include "platform/thp_mode.hpp"
+#include "cells/soak.hpp"
 #include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
+
+namespace {
+
+// The modes that carry a value of their own: its field in the cell JSON, its flag on `run`'s
+// command line, and its parser (throws std::invalid_argument naming what is accepted).
+struct ModeValue {
+  CellMode mode;
+  const char* field;
+  const char* flag;
+  std::string Cell::*member;
+  const char* accepted;
+  void (*check)(const std::string&);
+};
+const ModeValue kModeValues[] = {
+    {CellMode::aged, "age", "--age", &Cell::age, "an ageing spec, as --age takes it", [](const std::string& t) { parse_age_spec(t); }},
+    {CellMode::thp, "thp_mode", "--thp", &Cell::thp_mode, "never, madvise or always", [](const std::string& t) { parse_thp_mode(t); }},
+    {CellMode::soak, "soak", "--soak", &Cell::soak, "a soak spec, as --soak takes it", [](const std::string& t) { parse_soak_spec(t); }},
+};
+
+}  // namespace
 
 nlohmann::json cell_to_json(const Cell& c) {
   nlohmann::json j = {{"allocator", c.allocator},
@@ -31,8 +52,8 @@ nlohmann::json cell_to_json(const Cell& c) {
                       {"params", c.params}};
   if (!c.allocator_library.empty()) j["allocator_library"] = c.allocator_library;
   if (!c.inputs.empty()) j["inputs"] = c.inputs;
-  if (c.mode == CellMode::aged) j["age"] = c.age;
-  if (c.mode == CellMode::thp) j["thp_mode"] = c.thp_mode;
+  for (const ModeValue& v : kModeValues)
+    if (c.mode == v.mode) j[v.field] = c.*v.member;
   if (c.mode == CellMode::profile)
     j["profile"] = {{"sample_every", c.profile.sample_every},
                     {"pass", c.profile.pass},
@@ -72,13 +93,15 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
   try {
     c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
-    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited, aged or thp", "timing", false));
-    c.age = member<std::string>(j, "age", where, "an ageing spec, as --age takes it", "", c.mode == CellMode::aged);
-    if (c.mode == CellMode::aged) parse_age_spec(c.age);
-    else if (!c.age.empty()) throw UsageError(where + ": 'age' is set but the mode is " + std::string(to_string(c.mode)) + " (accepted: 'age' with mode aged only)");
-    c.thp_mode = member<std::string>(j, "thp_mode", where, "never, madvise or always", "", c.mode == CellMode::thp);
-    if (c.mode == CellMode::thp) parse_thp_mode(c.thp_mode);
-    else if (!c.thp_mode.empty()) throw UsageError(where + ": 'thp_mode' is set but the mode is " + std::string(to_string(c.mode)) + " (accepted: 'thp_mode' with mode thp only)");
+    c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited, aged, thp or soak", "timing", false));
+    for (const ModeValue& v : kModeValues) {
+      std::string& value = c.*v.member;
+      value = member<std::string>(j, v.field, where, v.accepted, "", c.mode == v.mode);
+      if (c.mode == v.mode) v.check(value);
+      else if (!value.empty())
+        throw UsageError(where + ": '" + v.field + "' is set but the mode is " + std::string(to_string(c.mode)) + " (accepted: '" + v.field +
+                         "' with mode " + std::string(to_string(v.mode)) + " only)");
+    }
   } catch (const std::invalid_argument& e) {
     throw UsageError(where + ": " + e.what());
   }
@@ -165,8 +188,8 @@ std::vector<std::string> cell_command(const std::string& executable, const Cell&
       argv.insert(argv.end(), {"--counts-iterations", c.params.at(std::string(prefix)).dump()});
   }
   if (c.mode == CellMode::profile) argv.insert(argv.end(), {"--profile", "--sample-every", std::to_string(c.profile.sample_every)});
-  if (c.mode == CellMode::aged) argv.insert(argv.end(), {"--age", c.age});
-  if (c.mode == CellMode::thp) argv.insert(argv.end(), {"--thp", c.thp_mode});
+  for (const ModeValue& v : kModeValues)
+    if (c.mode == v.mode) argv.insert(argv.end(), {v.flag, c.*v.member});
   if (!c.manifest.empty()) argv.insert(argv.end(), {"--manifest", c.manifest});
   if (is_program_workload(c.workload) && c.params.contains("program")) {  // a program of a user's programs file
     const std::string origin = c.params.at("program").value("origin", "");

@@ -15,7 +15,7 @@ namespace allocstress {
 
 namespace {
 
-// variant: a thp cell's mode, an aged cell's spec.
+// variant: a thp cell's mode, an aged or soak cell's spec.
 MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const AllocatorSpec& a, unsigned threads, unsigned rep,
                      CellMode mode, const std::string& variant = "") {
   Cell c;
@@ -31,6 +31,7 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   c.profile.sample_every = plan.sample_every;
   if (mode == CellMode::aged) c.age = variant;
   if (mode == CellMode::thp) c.thp_mode = variant;
+  if (mode == CellMode::soak) c.soak = variant;
   if (mode == CellMode::counts) c.params = counts_params(workload_entry(workload), c.params, plan.counts_iterations);
   // timing, aged and thp cells repeat: their keys end with the repetition
   const bool repeats = mode == CellMode::timing || mode == CellMode::aged || mode == CellMode::thp;
@@ -74,6 +75,11 @@ std::vector<MatrixCell> MatrixPlan::cells() const {
   if (!memory_limit.empty())
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (skipped_pair(w, a.name) == nullptr && a.name != VoidAllocator::name()) out.push_back(make_cell(*this, w, a, t, 0, CellMode::limited));
+    });
+  if (!soak.empty())
+    for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
+      if (skipped_pair(w, a.name) == nullptr && a.name != VoidAllocator::name() && workload_entry(w).soaks)
+        out.push_back(make_cell(*this, w, a, t, 0, CellMode::soak, soak));
     });
   // The counts tier: one cell per allocator at 1 thread for the workloads that count (at every
   // thread count for those that count per worker), and the 1-thread cache simulation of those
@@ -187,6 +193,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"memory_limit", memory_limit},
           {"thp_mode", thp_mode},
           {"age", age},
+          {"soak", soak},
           {"thp_variants", thp_variants},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
@@ -227,6 +234,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.memory_limit = j.value("memory_limit", "");
     p.thp_mode = j.value("thp_mode", "");
     p.age = j.value("age", "");
+    p.soak = j.value("soak", "");
     p.thp_variants = j.value("thp_variants", std::vector<std::string>{});
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});

@@ -97,6 +97,10 @@ struct MatrixPlan {
   // them: an aged cell (key ".../aged/rep:R") and its control, the same ageing with every block
   // freed (".../aged:warmed/rep:R").
   std::string age;
+  // --soak SPEC (cells/soak.hpp): "" = none; else a soak cell per allocator (void aside), workload
+  // that soaks (WorkloadEntry::soaks) and thread count, once, after the limited cells (key
+  // ".../soak"); its process may run cell_timeout_s beyond the soak's duration.
+  std::string soak;
 
   // The cells that run: repetition-major timing cells (with the aged cells), then the limited cells, then the counts
   // tier, then the simulated-cache cells, then the profile cells.

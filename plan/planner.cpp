@@ -14,6 +14,7 @@
 #include "platform/comma_list.hpp"
 #include "platform/memory_cgroup.hpp"
 #include "platform/thp_mode.hpp"
+#include "cells/soak.hpp"
 #include "workloads/heap_ageing.hpp"
 #include "platform/errors.hpp"
 
@@ -302,16 +303,19 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
       (plan.thp_mode.empty() ? plan.thp_mode : plan.thp_variants.emplace_back()) = std::string(to_string(mode));
     }
   }
-  if (!r.age.empty()) {
+  const auto variant_spec = [&](const std::string& spec, const char* flag, auto parse, bool WorkloadEntry::*capability, const char* which) {
+    if (spec.empty()) return spec;
     try {
-      parse_age_spec(r.age);
+      parse(spec);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
-    if (std::none_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) { return workload_entry(w).ages; }))
-      throw UsageError("--age applies to " + names_with(&WorkloadEntry::ages) + " (workloads that draw sizes), and this matrix has none of them");
-    plan.age = r.age;
-  }
+    if (std::none_of(plan.workloads.begin(), plan.workloads.end(), [&](const std::string& w) { return workload_entry(w).*capability; }))
+      throw UsageError(std::string(flag) + " applies to " + names_with(capability) + " (" + which + "), and this matrix has none of them");
+    return spec;
+  };
+  plan.age = variant_spec(r.age, "--age", parse_age_spec, &WorkloadEntry::ages, "workloads that draw sizes");
+  plan.soak = variant_spec(r.soak, "--soak", parse_soak_spec, &WorkloadEntry::soaks, "workloads with a steady state");
   plan.repetitions = r.repetitions.value_or(preset.repetitions);
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = r.cell_timeout_s.value_or(preset.cell_timeout_s);

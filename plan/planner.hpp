@@ -46,6 +46,7 @@ struct PlanRequest {
   std::string memory_limit;        // --memory-limit SPEC (plan/memory_limit_spec.hpp); "" = none
   std::string thp_mode;            // --thp MODE (MatrixPlan::thp_mode); "" = leave the system's
   std::string age;                 // --age SPEC (MatrixPlan::age); "" = fresh heaps only
+  std::string soak;                // --soak SPEC (MatrixPlan::soak); "" = no soak cells
 };
 
 struct PlanServices {

@@ -1,7 +1,7 @@
 // The Markdown summary's memory tables beside the timing tables: the outcomes of the limited
 // cells (mode "limited": a memory cgroup per cell, run/memory_limit_cell.hpp), the ageing
-// penalty and the THP modes (variant_tables.cpp).  The HTML report renders the same text (_core.memory_markdown), so
-// the two cannot disagree.
+// penalty and the THP modes (variant_tables.cpp), and the soak cells (soak_tables.cpp).  The HTML
+// report renders the same text (_core.memory_markdown), so the two cannot disagree.
 #include <string>
 
 #include "results/table_parts.hpp"
@@ -46,6 +46,7 @@ void memory_tables(std::ostringstream& md, const Json& benchmarks) {
   memory_limit_table(md, benchmarks);
   ageing_penalty_table(md, benchmarks);
   thp_modes_table(md, benchmarks);
+  soak_table(md, benchmarks);
 }
 
 }  // namespace allocstress::table_parts

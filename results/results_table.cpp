@@ -153,9 +153,9 @@ std::string markdown_table(const Json& results) {
   const Aggregates agg = aggregates_of(results.at("benchmarks"));
   std::map<CellKey, std::vector<const Json*>> unmeasured, disturbed;
   for (const auto& e : results.at("benchmarks")) {
-    if (e.at("run_type") == "aggregate" || e.value("mode", "") == "limited" || e.value("mode", "") == "aged" ||
-        e.value("mode", "") == "thp")
-      continue;  // their own tables
+    if (const std::string mode = e.value("mode", "");
+        e.at("run_type") == "aggregate" || mode == "limited" || mode == "aged" || mode == "thp" || mode == "soak")
+      continue;  // their own tables (memory_tables.cpp), which list their cells that did not run
     const CellKey key{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
     if (e.at("status") != "ok") {
       unmeasured[key].push_back(&e);

@@ -22,8 +22,8 @@ std::string verdict_markdown(const nlohmann::json& results);
 // The counts tier's tables alone (results/mode_tables.cpp), as markdown_table() has them; "" when
 // the results hold no counts cell.  The HTML report shows them after the workloads' tables.
 std::string counts_markdown(const nlohmann::json& results);
-// The memory tables alone (results/memory_tables.cpp: the limited cells' outcomes, the ageing penalty), as
-// markdown_table() has them; "" when the results hold none.
+// The memory tables alone (results/memory_tables.cpp: the limited cells' outcomes, the ageing penalty,
+// the THP modes, the soak cells), as markdown_table() has them; "" when the results hold none.
 std::string memory_markdown(const nlohmann::json& results);
 
 }  // namespace allocstress

@@ -61,11 +61,26 @@ void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggr
 void profile_table(std::ostringstream& md, const Json& benchmarks);
 // The memory tables beside speed (memory_tables.cpp): the outcomes of the limited cells (mode
 // "limited"), then the ageing penalty (mode "aged") and the THP modes (mode "thp"), both in
-// variant_tables.cpp; each only where it has cells.
+// variant_tables.cpp, then the soak cells (mode "soak", soak_tables.cpp); each only where it has cells.
 void memory_tables(std::ostringstream& md, const Json& benchmarks);
 void memory_limit_table(std::ostringstream& md, const Json& benchmarks);
 void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks);
 void thp_modes_table(std::ostringstream& md, const Json& benchmarks);
+// One allocator's verdict on a variant: (allocator, "**slower**"/"**faster**" (the words the caller
+// chose, in bold), "none shown" or "n/a", "figure [low, high]").
+using Verdicts = std::vector<std::tuple<std::string, std::string, std::string>>;
+// "; slower: a 1.6 [1.4, 2.1], b ...; faster: ...; none shown for N other(s)": the allocators of
+// each word in the order given; the n/a ones are not named (variant_tables.cpp).
+std::string grouped(const Verdicts& verdicts, const std::string& slower, const std::string& faster);
+// The soak cells (mode soak, cells/soak.hpp; soak_tables.cpp): one row per soak process with its
+// per-bin RSS growth and hugepage coverage and their drift per hour (Theil-Sen, Sen's interval);
+// the soak cells that did not run are listed under it.  Nothing without soak cells.
+void soak_table(std::ostringstream& md, const Json& benchmarks);
+// The verdict's soak line at (workload, threads), one per soak spec: the allocators whose RSS
+// drift interval excludes 0 (growing or shrinking, with the drift per hour and its interval), or
+// that none drifted detectably, and those whose drift is n/a with why.  Nothing without soak cells
+// there (void aside).
+void soak_verdict_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks);
 // The verdict's memory part at (workload, threads): one line per variant the run has, the aged heap's
 // cost aged / warmed and each further THP mode's coverage and cost, each allocator with a verdict
 // named (variant_tables.cpp).

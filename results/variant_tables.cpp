@@ -167,23 +167,6 @@ ThpModes collect_thp_modes(const Json& benchmarks) {
   return out;
 }
 
-// One allocator's verdict on a variant: (allocator, "**slower**"/"**faster**"/"none shown"/"n/a", "ratio [low, high]").
-using Verdicts = std::vector<std::tuple<std::string, std::string, std::string>>;
-
-// "; slower: a 1.6 [1.4, 2.1], b ...; faster: ...; none shown for N other(s)".
-std::string grouped(const Verdicts& verdicts, const std::string& slower, const std::string& faster) {
-  std::string out;
-  for (const std::string& word : {slower, faster}) {
-    std::string who;
-    for (const auto& [allocator, w, ratio] : verdicts)
-      if (w == "**" + word + "**") who += (who.empty() ? "" : ", ") + allocator + " " + ratio;
-    if (!who.empty()) out += "; " + word + ": " + who;
-  }
-  const auto none = std::count_if(verdicts.begin(), verdicts.end(), [](const auto& v) { return std::get<1>(v) == "none shown"; });
-  if (none > 0) out += "; none shown for " + std::to_string(none) + " other(s)";
-  return out;
-}
-
 // "0.77-0.98": the range of the medians of `figure` over the sides.
 std::string range_text(const std::vector<const Side*>& sides, const char* figure) {
   double lo = 0, hi = 0;
@@ -199,6 +182,19 @@ std::string range_text(const std::vector<const Side*>& sides, const char* figure
 }
 
 }  // namespace
+
+std::string grouped(const Verdicts& verdicts, const std::string& slower, const std::string& faster) {
+  std::string out;
+  for (const std::string& word : {slower, faster}) {
+    std::string who;
+    for (const auto& [allocator, w, ratio] : verdicts)
+      if (w == "**" + word + "**") who += (who.empty() ? "" : ", ") + allocator + " " + ratio;
+    if (!who.empty()) out += "; " + word + ": " + who;
+  }
+  const auto none = std::count_if(verdicts.begin(), verdicts.end(), [](const auto& v) { return std::get<1>(v) == "none shown"; });
+  if (none > 0) out += "; none shown for " + std::to_string(none) + " other(s)";
+  return out;
+}
 
 void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
   const Ageing ageing = collect_ageing(benchmarks);

@@ -6,7 +6,8 @@
 //     from each other" where there are several, and each member's ratio against system (glibc) with
 //     the ratio's interval (results_summary.hpp: speed_vs_system_interval);
 //   - memory: the same grouping on the overhead ratio (lower is leaner), then, where the run has
-//     them, the aged heap's penalty and the other THP modes (variant_tables.cpp);
+//     them, the aged heap's penalty and the other THP modes (variant_tables.cpp), and the soak
+//     cells' RSS drift (soak_tables.cpp; also at thread counts without timing cells);
 // then the counts tier's ranking, which is exact and identical on every run.  Figures whose
 // interval is wider than ±10% of the median carry a dagger (unstable).
 #include <algorithm>
@@ -243,17 +244,32 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
   for (const auto& w : workloads) {
     const WorkloadEntry* entry = find_workload(w);
     const Metric* m = entry != nullptr ? headline_metric(*entry) : nullptr;
-    if (m != nullptr && !speed_metric(w).empty()) {
-      std::vector<unsigned> threads;
+    const bool ranked = m != nullptr && !speed_metric(w).empty();
+    // The thread counts of the timing cells, then of the soak cells (a soak may run without them).
+    std::vector<unsigned> threads;
+    const auto add = [&](unsigned t) {
+      if (std::find(threads.begin(), threads.end(), t) == threads.end()) threads.push_back(t);
+    };
+    if (ranked)
       for (const CellKey& key : agg.order)
-        if (std::get<0>(key) == w && std::find(threads.begin(), threads.end(), std::get<2>(key)) == threads.end()) threads.push_back(std::get<2>(key));
-      const Json own = program_metrics_of(w, benchmarks);
-      for (unsigned t : threads) {
+        if (std::get<0>(key) == w) add(std::get<2>(key));
+    for (const auto& e : benchmarks)
+      if (e.value("mode", "") == "soak" && e.value("workload", "") == w) add(e.value("threads", 0u));
+    const Json own = ranked ? program_metrics_of(w, benchmarks) : Json::array();
+    for (unsigned t : threads) {
+      const auto before = lines.tellp();
+      if (ranked) {
         cost_lines(lines, w, t, *m, agg, entry->void_baseline);
         memory_lines(lines, w, t, agg);
         variant_verdict_lines(lines, w, t, benchmarks);
-        for (const Json& metric : own) program_metric_lines(lines, w, t, metric, agg);
       }
+      std::ostringstream soak;
+      soak_verdict_lines(soak, w, t, benchmarks);
+      if (!soak.str().empty() && lines.tellp() == before)  // no ranking above to say where the soak line belongs
+        lines << "\n**" << w << ", " << t << " thread" << (t == 1 ? "" : "s") << "**: memory over a soak\n";
+      lines << soak.str();
+      if (ranked)
+        for (const Json& metric : own) program_metric_lines(lines, w, t, metric, agg);
     }
     for (unsigned t : counts_threads(w, benchmarks)) counts_line(lines, w, t, benchmarks);
   }

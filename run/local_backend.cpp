@@ -11,6 +11,7 @@
 
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/soak.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"
 #include "results/results_file.hpp"
@@ -70,7 +71,10 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   if (plan.thp_mode_of(cell.cell) == "never" && !can_set_system_thp_mode()) env[kThpDisableVariable] = "1";
   // A real program's counts run under callgrind, some 50 times slower than its timing runs.
   const bool program_counts = cell.cell.mode == CellMode::counts && is_program_workload(cell.cell.workload);
-  const double timeout_s = program_counts ? plan.cell_timeout_s * kProgramCountsTimeoutFactor : plan.cell_timeout_s;
+  // A soak cell runs for its duration, then as long as any cell may.
+  const double timeout_s = program_counts ? plan.cell_timeout_s * kProgramCountsTimeoutFactor
+                           : cell.cell.mode == CellMode::soak ? plan.cell_timeout_s + parse_soak_spec(cell.cell.soak).duration_s
+                                                              : plan.cell_timeout_s;
   outcome = run_child(argv, env, timeout_s, "", cgroup_procs_fd);
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) {

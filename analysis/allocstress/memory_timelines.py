@@ -10,12 +10,14 @@ from ONE repetition, its representative: among the ok, undisturbed repetitions w
 MIN_READINGS readings, the one whose peak RSS (the record's peak_rss_bytes, else its largest RSS
 reading) is the median -- the lower middle one for an even count, ties by repetition index.
 
-Contract: timelines_section(runs, out_dir) returns the report's HTML parts: [] when the runs have
-no ok timing or thp record; else a heading and, per (run, workload, threads) with a drawable cell,
-one figure (a panel per allocator, shared axes: RSS in MiB on the left, coverage 0..1 on the right,
-a line style per THP mode) written as PNG and SVG into out_dir, followed by a line naming the cells
-left out and why; when no cell at all can be drawn, one line saying why instead of any figure.
-Malformed samples never raise: such a record counts as one without readings."""
+Contract: timelines_section(runs, out_dir, soak_parts) returns the report's HTML parts: [] when the
+runs have no ok timing or thp record and soak_parts is empty; else a heading and, per (run,
+workload, threads) with a drawable cell, one figure (a panel per allocator, shared axes: RSS in MiB
+on the left, coverage 0..1 on the right, a line style per THP mode) written as PNG and SVG into
+out_dir, followed by a line naming the cells left out and why; when no cell at all can be drawn,
+one line saying why instead of any figure; then soak_parts (the soak cells' figures,
+soak_timelines.soak_parts).  Malformed samples never raise: such a record counts as one without
+readings."""
 
 from __future__ import annotations
 
@@ -179,11 +181,11 @@ def plot_timelines(chosen: dict[str, dict[tuple, dict]], title: str, stem: str) 
     return save(fig, stem)
 
 
-def timelines_section(runs: Runs, out_dir: str) -> list[str]:
+def timelines_section(runs: Runs, out_dir: str, soak_parts: list[str] = ()) -> list[str]:
     """The report's HTML parts (module docstring); writes the figures into out_dir."""
     groups = cell_records(runs)
     if not groups:
-        return []
+        return [HEADING, *soak_parts] if soak_parts else []
     several_runs = len(runs.documents) > 1
     parts, reasons = [], []
     for (run, workload, threads), cells in groups.items():
@@ -210,5 +212,5 @@ def timelines_section(runs: Runs, out_dir: str) -> list[str]:
             parts.append('<p class="legend">Not drawn: ' + escape("; ".join(f"{', '.join(c)}: {w}" for w, c in left_out.items()))
                          + ".</p>")
     if not any(p.startswith("<figure") for p in parts):  # nothing drawable anywhere: one line, no figure
-        return [HEADING, f"<p>Memory over time n/a: {escape('; '.join(dict.fromkeys(reasons)))}.</p>"]
-    return [HEADING] + parts
+        return [HEADING, f"<p>Memory over time n/a: {escape('; '.join(dict.fromkeys(reasons)))}.</p>", *soak_parts]
+    return [HEADING, *parts, *soak_parts]

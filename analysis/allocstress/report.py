@@ -18,7 +18,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import fidelity, fidelity_section, figure_sections, geomean, memory_timelines, phase_series, profiles, structures, tables, trace_plots, traces, workload_metrics, workload_sections
+from . import fidelity, fidelity_section, figure_sections, geomean, memory_timelines, phase_series, profiles, soak_timelines, structures, tables, trace_plots, traces, workload_metrics, workload_sections
 from . import _core
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .html_parts import cell_warnings, mark_warned_rows, markdown_lines_html, warned_cells, warnings_html
@@ -146,7 +146,8 @@ def _counts_sections(runs: Runs) -> list[str]:
 
 
 def _memory_sections(runs: Runs) -> list[str]:
-    """The memory tables (results/memory_tables.cpp): outcomes under a memory limit."""
+    """The memory tables (results/memory_tables.cpp): outcomes under a memory limit, the ageing penalty, the THP
+    modes, the soak cells."""
     return _markdown_sections(runs, _core.memory_markdown, "Memory beside speed")
 
 
@@ -343,7 +344,8 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
     body += _counts_sections(runs)
     body += _memory_sections(runs)
-    body += memory_timelines.timelines_section(runs, out_dir)  # RSS and hugepage coverage over the phase
+    # RSS and hugepage coverage over the phase, then per bin over the soaks
+    body += memory_timelines.timelines_section(runs, out_dir, soak_timelines.soak_parts(runs, out_dir))
     body += fidelity_section.fidelity_section(fidelity_table, out_dir)
     body += _profile_sections(runs)
     body += _replay_sections(replay_groups, out_dir)

@@ -88,6 +88,35 @@ FleetProfilePlan make_fleet_profile_plan(const FleetProfile& profile, std::uint6
 void shuffle_build_order(std::span<std::uint32_t> order, WorkloadRng& rng);
 
 
+// `n` churn operations on the live blocks in `slots`, continuing `out` and `live`: each draws a
+// size row by its allocation rate and replaces a random live block of that row (a row with no
+// live block allocates and frees at once).  Returns false, with out.failed_allocation_bytes set,
+// when the allocator refuses a block.
+template <MemoryAccess kAccess, Allocator A>
+bool run_fleet_churn(A& alloc, const FleetProfilePlan& plan, std::span<Slot> slots, WorkloadRng& rng, std::uint64_t n,
+                     AllocTestThreadOutcome& out, std::uint64_t& live) {
+  NoObserver observer;
+  const std::size_t transient = plan.slots;  // the op hash's slot for blocks freed at once
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t bits = rng();
+    const std::size_t row = plan.draw_row(std::uint32_t(bits));
+    const std::uint64_t count = plan.live[row];
+    if (count == 0) {
+      const Slot block = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[row], out, live, transient);
+      if (block.size == 0) [[unlikely]]
+        return false;
+      detail::free_counted<kAccess>(alloc, observer, out, live, block.block, block.size, transient);
+      continue;
+    }
+    const std::size_t s = plan.first_slot[row] + std::size_t(((bits >> 32) * count) >> 32);
+    detail::free_counted<kAccess>(alloc, observer, out, live, slots[s].block, slots[s].size, s);
+    if ((slots[s] = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[row], out, live, s)).size == 0) [[unlikely]]
+      return false;
+  }
+  out.end_live_requested_bytes = live;
+  return true;
+}
+
 // One worker's timed loop: the build (in `order`), then `iterations` churn operations in
 // `segments` equal parts; segment_end(k, outcome so far) after the build (k = 0) and after each
 // churn part (k = 1 .. segments).  `slots` (plan.slots of them) are empty on entry and hold the
@@ -105,26 +134,9 @@ AllocTestThreadOutcome run_fleet_profile_thread(A& alloc, const FleetProfilePlan
       return out;
   out.end_live_requested_bytes = live;
   segment_end(0u, out);
-  const std::size_t transient = plan.slots;  // the op hash's slot for blocks freed at once
   for (unsigned k = 1; k <= segments; ++k) {
     const std::uint64_t n = iterations / segments + (k == segments ? iterations % segments : 0);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint64_t bits = rng();
-      const std::size_t row = plan.draw_row(std::uint32_t(bits));
-      const std::uint64_t count = plan.live[row];
-      if (count == 0) {
-        const Slot block = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[row], out, live, transient);
-        if (block.size == 0) [[unlikely]]
-          return out;
-        detail::free_counted<kAccess>(alloc, observer, out, live, block.block, block.size, transient);
-        continue;
-      }
-      const std::size_t s = plan.first_slot[row] + std::size_t(((bits >> 32) * count) >> 32);
-      detail::free_counted<kAccess>(alloc, observer, out, live, slots[s].block, slots[s].size, s);
-      if ((slots[s] = detail::allocate_counted<kAccess>(alloc, observer, plan.sizes[row], out, live, s)).size == 0) [[unlikely]]
-        return out;
-    }
-    out.end_live_requested_bytes = live;
+    if (!run_fleet_churn<kAccess>(alloc, plan, slots, rng, n, out, live)) return out;
     segment_end(k, out);
   }
   return out;

@@ -119,6 +119,19 @@ class PhaseLoop {
     return out_;
   }
 
+  // `ops` more ops of the rule at the last leg's target, continuing from `carry` (a run()'s
+  // outcome, or a previous hold's), with no samples and no checkpoints.
+  PhaseThreadOutcome hold(std::uint64_t ops, const PhaseThreadOutcome& carry) {
+    out_ = carry;
+    live_ = carry.ops.end_live_requested_bytes;
+    t_ = plan_.ops;
+    next_sample_ = ~std::uint64_t{0};
+    const std::uint64_t target = plan_.legs.empty() ? 0 : plan_.legs.back().to_bytes;
+    follow(target, PhaseLeg{t_ + ops, target, PhaseStage::hold, CheckpointKind::none});
+    out_.ops.end_live_requested_bytes = live_;
+    return out_;
+  }
+
  private:
   void sample_if_due(PhaseStage stage) {
     if (t_ == next_sample_) [[unlikely]] {
@@ -248,6 +261,21 @@ PhaseThreadOutcome run_phase_thread(A& alloc, PhaseBlocks& blocks, const PhasePl
   using H = std::remove_reference_t<Hooks>;
   if (plan.drop_order == PhaseDropOrder::newest) return detail::run_phase_loop<true, A, Sizes, H>(alloc, blocks, plan, sizes, rng, access, hooks);
   return detail::run_phase_loop<false, A, Sizes, H>(alloc, blocks, plan, sizes, rng, access, hooks);
+}
+
+// `ops` more ops holding the plan's final target on `blocks` after run_phase_thread (a soak,
+// cells/soak.hpp), continuing from its outcome `carry` (counts, live bytes, op hash).  The op
+// stream goes on from `rng`; nothing is sampled.
+template <Allocator A, class Sizes>
+PhaseThreadOutcome hold_phase_thread(A& alloc, PhaseBlocks& blocks, const PhasePlan& plan, const Sizes& sizes, WorkloadRng& rng,
+                                     MemoryAccess access, std::uint64_t ops, const PhaseThreadOutcome& carry) {
+  NoPhaseHooks hooks;
+  auto run = [&]<bool kNewestDrops>() {
+    return with_memory_access(access, [&]<MemoryAccess kAccess>() {
+      return detail::PhaseLoop<kAccess, kNewestDrops, A, Sizes, NoPhaseHooks>(alloc, blocks, plan, sizes, rng, hooks).hold(ops, carry);
+    });
+  };
+  return plan.drop_order == PhaseDropOrder::newest ? run.template operator()<true>() : run.template operator()<false>();
 }
 
 // Frees every block still live (teardown, outside the measured phase).

@@ -107,7 +107,7 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", 3}}),
             "cell file c.json: 'params' is 3 (accepted: a JSON object)");
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "fast"}}),
-            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited, aged, thp)");
+            "cell file c.json: unknown cell mode 'fast' (accepted: timing, simulate, profile, counts, limited, aged, thp, soak)");
   const nlohmann::json aged = {{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "aged"}};
   EXPECT_EQ(error_of(aged), "cell file c.json: 'age' is missing (accepted: an ageing spec, as --age takes it)");
   nlohmann::json bad_age = aged;
@@ -122,9 +122,14 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_EQ(error_of(thp), "cell file c.json: 'thp_mode' is missing (accepted: never, madvise or always)");
   thp["thp_mode"] = "sometimes";
   EXPECT_EQ(error_of(thp), "cell file c.json: unknown THP mode 'sometimes' (accepted: never, madvise, always)");
+  nlohmann::json soak = aged;
+  soak["mode"] = "soak";
+  EXPECT_EQ(error_of(soak), "cell file c.json: 'soak' is missing (accepted: a soak spec, as --soak takes it)");
+  soak["soak"] = "60";
+  EXPECT_NE(error_of(soak).find("cell file c.json: --soak '60': the duration '60' is not a number with s, m or h"), std::string::npos) << error_of(soak);
 }
 
-// A cell of a mode with a value (aged: its spec; thp: its THP mode) carries the value through
+// A cell of a mode with a value (aged, soak: its spec; thp: its THP mode) carries the value through
 // JSON, onto its command line (after `flag`) and into its name.
 void expect_mode_value_kept(CellMode mode, std::string Cell::*field, const std::string& value, const char* flag, const std::string& suffix) {
   Cell c = cell_of(workload_entry("alloc-test"));
@@ -140,12 +145,13 @@ void expect_mode_value_kept(CellMode mode, std::string Cell::*field, const std::
   EXPECT_EQ(*(at + 1), value);
 }
 
-TEST(CellEncoding, AgedAndThpCellsKeepTheirValues) {
+TEST(CellEncoding, AgedThpAndSoakCellsKeepTheirValues) {
   expect_mode_value_kept(CellMode::aged, &Cell::age, "64M,keep=0.5", "--age", "/aged");
   expect_mode_value_kept(CellMode::aged, &Cell::age, warmed_spec_text("64M"), "--age", "/aged:warmed");
   expect_mode_value_kept(CellMode::thp, &Cell::thp_mode, "always", "--thp", "/thp:always");
+  expect_mode_value_kept(CellMode::soak, &Cell::soak, "2m,every=10s", "--soak", "/soak");
   const nlohmann::json timing = cell_to_json(cell_of(workload_entry("alloc-test")));
-  EXPECT_FALSE(timing.contains("age") || timing.contains("thp_mode"));  // timing cells carry neither
+  EXPECT_FALSE(timing.contains("age") || timing.contains("thp_mode") || timing.contains("soak"));  // timing cells carry none
 }
 
 // A cell's parameters are checked by its workload: a missing or mistyped field names itself.

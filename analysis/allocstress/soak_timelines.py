@@ -94,13 +94,15 @@ def _time_axis(seconds: float) -> tuple[float, str]:
 
 def plot_soak(chosen: dict[str, dict], title: str, stem: str) -> str:
     """Small multiples of one (run, workload, threads): chosen = {allocator: soak record}, a panel per
-    allocator in the given order.  Writes PNG and SVG; returns the PNG."""
+    allocator in the given order, each on its own RSS scale (one allocator's heap can be ten times
+    another's and would flatten every other curve; the drift is in each title).  Writes PNG and
+    SVG; returns the PNG."""
     n = len(chosen)
     columns = min(n, COLUMNS)
     rows = math.ceil(n / columns)
     frames = {a: soak_bins(r) for a, r in chosen.items()}
     divisor, unit = _time_axis(max(float(f["mid_s"].max()) for f in frames.values()))
-    fig, axes = plt.subplots(rows, columns, figsize=(3.4 * columns + 0.8, 2.6 * rows + 0.6), squeeze=False, sharex=True, sharey=True)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.4 * columns + 0.8, 2.6 * rows + 0.6), squeeze=False, sharex=True, sharey=False)
     flat = list(axes.flat)
     for i, (ax, (allocator, bins)) in enumerate(zip(flat, frames.items())):
         cover = ax.twinx()

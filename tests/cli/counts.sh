@@ -200,7 +200,7 @@ expect_error 2 "its deterministic figures come from --cache-sim" -- "$ALLOCSTRES
 expect_error 2 "--counts applies to" -- "$ALLOCSTRESS" run --allocator system --counts --workload phase-ramp
 expect_error 2 "--counts-iterations applies to --counts runs only" -- "$ALLOCSTRESS" run --allocator system --counts-iterations 5
 expect_error 2 "--counts-iterations must be at least 1, got 0" -- "$ALLOCSTRESS" run --allocator system --counts --counts-iterations 0
-expect_error 2 "--profile, --cache-sim, --counts, --age and --thp are separate runs" -- "$ALLOCSTRESS" run --allocator system --counts --cache-sim
+expect_error 2 "--profile, --cache-sim, --counts, --age, --thp and --soak are separate runs" -- "$ALLOCSTRESS" run --allocator system --counts --cache-sim
 expect_error 2 "this matrix has no 1-thread cells" -- "$ALLOCSTRESS" matrix --counts --threads 2 --out "$T/x.json"
 expect_error 2 "--counts and --no-counts contradict" -- "$ALLOCSTRESS" matrix --counts --no-counts --out "$T/x.json"
 expect_error 2 "--counts-iterations must be at least 1, got 0" -- "$ALLOCSTRESS" matrix --counts-iterations 0 --out "$T/x.json"

@@ -51,6 +51,6 @@ expect_error 2 "--profile applies to alloc-test, not to bintree" -- "$ALLOCSTRES
 expect_error 2 "'pool' is an in-tree backend" -- "$ALLOCSTRESS" run --allocator pool --profile
 expect_error 2 "--sample-every must be at least 1" -- "$ALLOCSTRESS" run --allocator jemalloc --profile --sample-every 0
 expect_error 2 "--sample-every applies to --profile runs only" -- "$ALLOCSTRESS" run --allocator jemalloc --sample-every 8
-expect_error 2 "--profile, --cache-sim, --counts, --age and --thp are separate runs" -- "$ALLOCSTRESS" run --allocator jemalloc --profile --cache-sim
+expect_error 2 "--profile, --cache-sim, --counts, --age, --thp and --soak are separate runs" -- "$ALLOCSTRESS" run --allocator jemalloc --profile --cache-sim
 expect_error 2 "--profile needs the alloc-test workload" -- "$ALLOCSTRESS" matrix --out "$T/q.json" --workload bintree --profile
 finish

@@ -133,6 +133,32 @@ def mode_styles(chosen: dict[str, dict[tuple, dict]]) -> dict[tuple, str]:
     return {m: list(STYLES)[i % len(STYLES)] for i, m in enumerate(modes)}
 
 
+def style_panel(ax, cover, i: int, n: int, columns: int, rss_label: str) -> None:
+    """The axes of panel i of n (columns a row) that draws RSS on `ax` (left) and hugepage coverage
+    on its twin `cover` (right, 0..1): the coverage scale on the last panel of each row, the RSS
+    label on the first."""
+    cover.set_ylim(-0.03, 1.03)
+    last_in_row = (i % columns == columns - 1) or i == n - 1
+    cover.tick_params(axis="y", labelright=last_in_row, colors=COVERAGE_COLOUR, labelsize=8)
+    if last_in_row:
+        cover.set_ylabel("hugepage coverage", color=COVERAGE_COLOUR, fontsize=8)
+    ax.tick_params(axis="y", colors=RSS_COLOUR, labelsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.grid(True, alpha=0.3)
+    if i % columns == 0:
+        ax.set_ylabel(rss_label, color=RSS_COLOUR, fontsize=8)
+
+
+def label_time_axes(flat: list, n: int, columns: int, label: str) -> None:
+    """Hides the grid's unused panels and labels the time axis of the lowest panel of each column."""
+    for i, ax in enumerate(flat):
+        if i >= n:
+            ax.set_visible(False)
+        elif i + columns >= n:
+            ax.tick_params(axis="x", labelbottom=True)
+            ax.set_xlabel(label, fontsize=8)
+
+
 def plot_timelines(chosen: dict[str, dict[tuple, dict]], title: str, stem: str) -> str:
     """Small multiples of one (run, workload, threads): chosen = {allocator: {mode: record}} (mode as
     in cell_records), a panel per allocator in the given order.  Writes PNG and SVG; returns the PNG."""
@@ -155,22 +181,8 @@ def plot_timelines(chosen: dict[str, dict[tuple, dict]], title: str, stem: str) 
         reps = ", ".join(f"rep {cells[m].get('repetition_index', '?')}" + (f" {m[1]}" if len(modes) > 1 else "")
                          for m in modes if m in cells)  # which repetition each line is, per mode when several
         ax.set_title(f"{allocator} ({reps})", fontsize=9)
-        cover.set_ylim(-0.03, 1.03)
-        last_in_row = (i % columns == columns - 1) or i == n - 1
-        cover.tick_params(axis="y", labelright=last_in_row, colors=COVERAGE_COLOUR, labelsize=8)
-        if last_in_row:
-            cover.set_ylabel("hugepage coverage", color=COVERAGE_COLOUR, fontsize=8)
-        ax.tick_params(axis="y", colors=RSS_COLOUR, labelsize=8)
-        ax.tick_params(axis="x", labelsize=8)
-        ax.grid(True, alpha=0.3)
-        if i % columns == 0:
-            ax.set_ylabel("RSS (MiB)", color=RSS_COLOUR, fontsize=8)
-    for i, ax in enumerate(flat):
-        if i >= n:
-            ax.set_visible(False)
-        elif i + columns >= n:  # the lowest panel of its column: it carries the seconds
-            ax.tick_params(axis="x", labelbottom=True)
-            ax.set_xlabel("seconds since the measured phase started", fontsize=8)
+        style_panel(ax, cover, i, n, columns, "RSS (MiB)")
+    label_time_axes(flat, n, columns, "seconds since the measured phase started")
     flat[0].set_ylim(bottom=0)
     handles = [Line2D([], [], color=RSS_COLOUR, label="RSS (left)"), Line2D([], [], color=COVERAGE_COLOUR, label="coverage (right)")]
     handles += [Line2D([], [], color="#555555", linestyle=style[m], label=f"THP {m[1]}" + (" (timing cells)" if not m[0] else ""))

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .html_parts import escape, figure, file_stem
 from .loading import Runs
-from .memory_timelines import COLUMNS, COVERAGE_COLOUR, MIB, RSS_COLOUR
+from .memory_timelines import COLUMNS, COVERAGE_COLOUR, MIB, RSS_COLOUR, label_time_axes, style_panel
 from .plots import save  # plots selects the Agg backend before pyplot is imported
 from .tables import BASELINE
 
@@ -113,22 +113,8 @@ def plot_soak(chosen: dict[str, dict], title: str, stem: str) -> str:
             axis.scatter(t.iloc[1:], bins[column].iloc[1:] / scale, s=9, color=colour)
             axis.scatter(t.iloc[:1], bins[column].iloc[:1] / scale, s=14, facecolors="none", edgecolors=colour)  # the warm-up
         ax.set_title(f"{allocator}\n{drift_text(chosen[allocator])}", fontsize=8)
-        cover.set_ylim(-0.03, 1.03)
-        last_in_row = (i % columns == columns - 1) or i == n - 1
-        cover.tick_params(axis="y", labelright=last_in_row, colors=COVERAGE_COLOUR, labelsize=8)
-        if last_in_row:
-            cover.set_ylabel("hugepage coverage", color=COVERAGE_COLOUR, fontsize=8)
-        ax.tick_params(axis="y", colors=RSS_COLOUR, labelsize=8)
-        ax.tick_params(axis="x", labelsize=8)
-        ax.grid(True, alpha=0.3)
-        if i % columns == 0:
-            ax.set_ylabel("RSS growth (MiB)", color=RSS_COLOUR, fontsize=8)
-    for i, ax in enumerate(flat):
-        if i >= n:
-            ax.set_visible(False)
-        elif i + columns >= n:  # the lowest panel of its column: it carries the time
-            ax.tick_params(axis="x", labelbottom=True)
-            ax.set_xlabel(f"{unit} since the measured phase started", fontsize=8)
+        style_panel(ax, cover, i, n, columns, "RSS growth (MiB)")
+    label_time_axes(flat, n, columns, f"{unit} since the measured phase started")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return save(fig, stem)

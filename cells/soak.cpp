@@ -102,16 +102,19 @@ nlohmann::json soak_block(std::string_view spec_text, const nlohmann::json& reco
   const auto huge = s.at("anon_huge_bytes").get<std::vector<double>>();
   const double before = record.value("rss_before_bytes", 0.0);
   const std::size_t bins = t.empty() ? 0 : std::size_t(t.back() / spec.bin_s + 1e-9);
+  // The readings of each complete bin, in one pass (a reading at or after the last bin's end is in none).
+  std::vector<std::vector<double>> bin_rss(bins), bin_coverage(bins);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::size_t b = t[i] >= 0 ? std::size_t(t[i] / spec.bin_s) : bins;
+    if (b >= bins) continue;
+    bin_rss[b].push_back(rss[i] - before);
+    if (anon[i] > 0) bin_coverage[b].push_back(huge[i] / anon[i]);
+  }
   std::vector<double> mid_h, rss_med, cov_mid_h, cov_med;
   for (std::size_t b = 0; b < bins; ++b) {
     const double from = double(b) * spec.bin_s, to = from + spec.bin_s;
-    std::vector<double> r, c;
-    for (std::size_t i = 0; i < t.size(); ++i)
-      if (t[i] >= from && t[i] < to) {
-        r.push_back(rss[i] - before);
-        if (anon[i] > 0) c.push_back(huge[i] / anon[i]);
-      }
-    const double rm = median_of(r), cm = median_of(c);
+    const std::vector<double>& r = bin_rss[b];
+    const double rm = median_of(r), cm = median_of(bin_coverage[b]);
     out["bins"].push_back({{"start_s", from}, {"samples", r.size()}, {"rss_growth_bytes", number_or_null(rm)}, {"coverage", number_or_null(cm)}});
     if (b == 0) continue;  // the warm-up: not in the drift
     if (std::isfinite(rm)) mid_h.push_back((from + to) / 2 / 3600), rss_med.push_back(rm);

@@ -1,6 +1,7 @@
 // The lifetime engine's measured phase (see lifetime_engine.hpp).
 #include "cells/lifetime_engine.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "allocators/in_tree_registry.hpp"
@@ -17,10 +18,17 @@ class LifetimeEngineWorker {
 
   std::string setup() {
     workspace_.emplace(model_, index_);  // the dry run sizes and touches the workspace, before the measured phase
+    workspace_->soaking = measured_phase_soak().has_value();
     alloc_.emplace(model_.max_size());
     return "";
   }
   void run() { outcome = run_lifetime_thread(*alloc_, *workspace_, access_); }
+  // A soak round (measured_phase.hpp; only `lifetime` soaks, the workload registry says): a tenth
+  // of the stream more, the clock running on past N.  The window figures stay the run's.
+  bool soak_round() {
+    return continue_lifetime_thread(*alloc_, *workspace_, access_, outcome,
+                                    std::max<std::uint64_t>(model_.params().allocations_per_thread / 10, 1));
+  }
   void inspect() {}
   void release() { release_lifetime_blocks(*alloc_, *workspace_); }
 

@@ -156,6 +156,7 @@ const WorkloadEntry kLifetimeEntry{
     .run = run_lifetime_model_cell,
     .refusal = refusal,
     .counts = true,
+    .soaks = true,
 };
 
 }  // namespace allocstress

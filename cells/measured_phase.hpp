@@ -25,6 +25,11 @@
 //   bool soak_round()     optional, timed: in a soak (soak.hpp), called after run() until the
 //                         deadline passes: more of the workload's steady state on the same live
 //                         heap; false: it cannot go on (an allocation failed)
+//   static constexpr bool kSoakRoundsTogether = true
+//                         optional: its workers depend on one another within a round (a replay
+//                         hands blocks between threads), so every worker runs the same number of
+//                         rounds: whether to run one more is decided once for all, at a barrier
+//                         the workers reach after each round (deadline not passed, no round failed)
 //
 // Counts cells (cell.hpp, CellMode::counts) run this same phase under callgrind: run_cell then
 // switches counting on for the process, and callgrind collects exactly each worker's run() (its
@@ -35,6 +40,7 @@
 
 #include <time.h>
 
+#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <concepts>
@@ -110,6 +116,17 @@ inline std::uint64_t steady_now_ns() {
                            std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
+// Workers that soak together (the contract above): the decision of the round barrier, taken by
+// its completion step for every worker alike.
+template <class Worker>
+concept SoaksTogether = requires { requires Worker::kSoakRoundsTogether; };
+struct SoakRoundDecision {
+  const std::uint64_t* deadline_ns;
+  const std::atomic<bool>* failed;
+  bool* go_on;
+  void operator()() noexcept { *go_on = !failed->load() && steady_now_ns() < *deadline_ns; }
+};
+
 inline std::uint64_t thread_cpu_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -129,6 +146,10 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   std::optional<std::uint64_t> steal0;
   std::optional<HugepageSampler> sampler;
   std::uint64_t soak_deadline_ns = 0;  // a soak's end (set before go; read by the workers after it)
+  std::atomic<bool> soak_failed{false};
+  bool soak_go_on = false;
+  std::optional<std::barrier<SoakRoundDecision>> soak_rounds;  // workers that soak together
+  if constexpr (SoaksTogether<Worker>) soak_rounds.emplace(std::ptrdiff_t(n), SoakRoundDecision{&soak_deadline_ns, &soak_failed, &soak_go_on});
   const bool sample_hugepages = !counting_measured_phase() && !marking_measured_phase() && !hooks.inline_single_worker;
   // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
   auto main_step = [&](int barrier) {
@@ -187,9 +208,21 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     if (marking) mark_phase(kPhaseGoMarker);
     if (counting) start_callgrind_collection();
     const std::uint64_t c0 = cycle_counter_begin();
-    if (ready) {
-      worker->run();
-      if constexpr (requires(Worker& w) { { w.soak_round() } -> std::same_as<bool>; })
+    if (ready) worker->run();
+    if constexpr (SoaksTogether<Worker>) {
+      if (soak_deadline_ns != 0) {  // the same for every worker: set before go
+        bool round_ok = ready;      // a worker that could not set up leaves at once
+        while (round_ok) {
+          soak_rounds->arrive_and_wait();
+          if (!soak_go_on) break;
+          round_ok = worker->soak_round();
+          if (round_ok) count_soak_round();
+          else soak_failed.store(true);
+        }
+        soak_rounds->arrive_and_drop();
+      }
+    } else if constexpr (requires(Worker& w) { { w.soak_round() } -> std::same_as<bool>; }) {
+      if (ready)
         while (soak_deadline_ns != 0 && steady_now_ns() < soak_deadline_ns && worker->soak_round()) count_soak_round();
     }
     t.cycles = cycle_counter_end() - c0;

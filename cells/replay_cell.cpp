@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <barrier>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -59,17 +60,35 @@ class AllocstatsSampler {
 };
 
 struct ReplayWorkerResult {
-  ReplayThreadOutcome outcome;
+  ReplayThreadOutcome outcome;  // summed over the passes
+  std::uint64_t passes = 0;     // 1, and a soak's rounds (replay loops)
   std::uint64_t start_tsc = 0;
   std::vector<ReplaySample> samples;
 };
 
+// Adds a pass's counts to `total`, and its failure when `total` has none yet.
+void add_pass(ReplayThreadOutcome& total, const ReplayThreadOutcome& pass) {
+  total.allocations += pass.allocations;
+  total.frees += pass.frees;
+  total.reallocations += pass.reallocations;
+  total.waits += pass.waits;
+  total.read_checksum += pass.read_checksum;
+  if (total.failure.empty() && !pass.failure.empty()) {
+    total.failure = pass.failure;
+    total.failed_allocation_bytes = pass.failed_allocation_bytes;
+  }
+}
+
 // One worker thread replaying one recorded thread on allocator A (contract: measured_phase.hpp).
+// In a soak the workers replay the trace again and again (replay loops), all together.
 template <Allocator A>
 class ReplayWorker {
  public:
+  static constexpr bool kSoakRoundsTogether = true;
+
   ReplayWorker(std::size_t index, const MappedReplayProgram& program, ReplayShared* shared, MemoryAccess access, const RssReader& rss)
-      : thread_(program.threads()[index]), max_block_(program.max_block_bytes()), shared_(*shared), access_(access), rss_(rss) {}
+      : index_(index), workers_(program.threads().size()), thread_(program.threads()[index]), max_block_(program.max_block_bytes()),
+        shared_(*shared), access_(access), rss_(rss) {}
 
   std::string setup() {
     alloc_.emplace(std::size_t(max_block_));
@@ -82,6 +101,14 @@ class ReplayWorker {
     result.outcome = counting_measured_phase()
                          ? run_replay_thread(*alloc_, thread_.ops, shared_, access_)
                          : run_replay_thread(*alloc_, thread_.ops, shared_, access_, AllocstatsSampler(thread_.samples, result.samples, rss_));
+    result.passes = 1;
+  }
+  // A soak round: the next pass of the replay loop (replay_thread_again; the allocstats rows are the first pass's).
+  bool soak_round() {
+    const ReplayThreadOutcome pass = replay_thread_again(*alloc_, thread_.ops, thread_.live_at_end, shared_, access_, index_, workers_);
+    add_pass(result.outcome, pass);
+    ++result.passes;
+    return pass.failure.empty();
   }
   void inspect() {}
   void release() { release_replay_blocks(*alloc_, shared_, thread_.live_at_end); }
@@ -89,6 +116,7 @@ class ReplayWorker {
   ReplayWorkerResult result;
 
  private:
+  std::size_t index_, workers_;
   const MappedReplayProgram::Thread& thread_;
   std::uint64_t max_block_;
   ReplayShared& shared_;
@@ -191,6 +219,9 @@ nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator,
   ReplayShared shared;
   shared.blocks = slots.blocks();
   shared.keep_addresses = cell.params.value("heap_map_frames", std::uint64_t{0}) != 0;
+  shared.slots = program.slots();
+  std::barrier<> between_passes(std::ptrdiff_t(pus.size()));
+  shared.between_passes = &between_passes;
   const RssReader rss;
   std::vector<ReplayWorkerResult> results(pus.size());
   const PhaseMeasurement m = visit_allocator_type(allocator.name, [&]<class A>() {
@@ -200,22 +231,23 @@ nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator,
   });
 
   ReplayThreadOutcome total;
-  std::uint64_t cycles_total = 0;
+  std::uint64_t cycles_total = 0, live_at_end = 0;
   std::string failure = setup_failure(m);
   for (std::size_t i = 0; i < results.size(); ++i) {
     const ReplayThreadOutcome& o = results[i].outcome;
-    total.allocations += o.allocations;
-    total.frees += o.frees;
-    total.reallocations += o.reallocations;
-    total.waits += o.waits;
-    total.read_checksum += o.read_checksum;
+    add_pass(total, o);
     cycles_total += m.workers[i].cycles;
+    live_at_end += program.threads()[i].live_at_end.size();
     if (failure.empty() && !o.failure.empty()) failure = o.failure + " (worker " + std::to_string(i) + ")";
   }
+  // Every pass replays the trace's operations; each pass after the first also frees the blocks
+  // the one before left live (replay_thread_again).
   const nlohmann::json& stats = program.stats();
+  const std::uint64_t passes = results.empty() ? 0 : results[0].passes;
   const std::uint64_t ops = total.allocations + total.frees + total.reallocations;
-  if (failure.empty() && ops != stats.at("ops").get<std::uint64_t>())
-    failure = "replayed " + std::to_string(ops) + " of " + std::to_string(stats.at("ops").get<std::uint64_t>()) + " operations";
+  const std::uint64_t planned_ops = passes * stats.at("ops").get<std::uint64_t>() + (passes > 0 ? passes - 1 : 0) * live_at_end;
+  if (failure.empty() && ops != planned_ops)
+    failure = "replayed " + std::to_string(ops) + " of " + std::to_string(planned_ops) + " operations";
   const std::uint64_t peak_live = stats.at("peak_live_requested_bytes").get<std::uint64_t>();
 
   nlohmann::json rec = base_record(cell, allocator, pus, m, failure);
@@ -225,6 +257,7 @@ nlohmann::json run_replay_cell(const Cell& cell, const AllocatorSpec& allocator,
               {"frees", total.frees},
               {"reallocs", total.reallocations},
               {"cross_thread_waits", total.waits},
+              {"replay_passes", passes},
               {"peak_live_requested_bytes", peak_live},
               {"peak_live_means", "theoretical peak: the most live requested bytes at any point of the trace's recorded order"},
               {"end_live_requested_bytes", stats.at("end_live_requested_bytes")},
@@ -324,6 +357,7 @@ const WorkloadEntry kReplayEntry{
     .input_defaults = input_defaults,
     .runs_alone = "its thread count is the trace's",
     .counts = true,
+    .soaks = true,
 };
 
 }  // namespace allocstress

@@ -172,7 +172,7 @@ void check_mode(const Cell& cell, const WorkloadEntry& entry, const AllocatorSpe
   }
   if (cell.mode == CellMode::soak) {
     if (!entry.soaks)
-      throw UsageError("--soak applies to " + names_with(&WorkloadEntry::soaks) + " (workloads with a steady state), not to " + cell.workload);
+      throw UsageError("--soak applies to " + names_with(&WorkloadEntry::soaks) + " (workloads with a steady state, and replay, which loops its trace), not to " + cell.workload);
     try {
       parse_soak_spec(cell.soak);
     } catch (const std::invalid_argument& e) {

@@ -97,8 +97,8 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "e.g. 64M,keep=0.25, and its control, the same ageing with every block freed; the ageing penalty table compares them")
       ->group("Memory");
   cmd->add_option("--soak", soak,
-                  "Add a soak cell per allocator (void aside) of alloc-test, fleet-profile and phase-plateau, after the other "
-                  "cells: its measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 10m,every=30s), and it reports RSS and hugepage "
+                  "Add a soak cell per allocator (void aside) of alloc-test, lifetime, fleet-profile, phase-plateau and replay (the "
+                  "trace in a loop), after the other cells: its measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 10m,every=30s), and it reports RSS and hugepage "
                   "coverage per bin (default 1m) and their drift per hour with an interval (the soak table)")
       ->group("Memory");
   workload.add_placement_to(*cmd);

@@ -133,8 +133,8 @@ void RunCommand::add_to(CLI::App& app) {
                   "switches THP off for itself); `matrix --thp` sets the system's mode for its cells")
       ->group("Modes");
   cmd->add_option("--soak", soak,
-                  "A soak cell: the measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 2m,every=10s; alloc-test, fleet-profile, "
-                  "phase-plateau): RSS and hugepage coverage per bin (default 1m) and their drift per hour (docs/memory.md)")
+                  "A soak cell: the measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 2m,every=10s; alloc-test, lifetime, "
+                  "fleet-profile, phase-plateau, replay in a loop): RSS and hugepage coverage per bin (default 1m) and their drift per hour (docs/memory.md)")
       ->group("Modes");
   workload.add_placement_to(*cmd);
   workload.add_deprecated_to(*cmd);

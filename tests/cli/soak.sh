@@ -3,7 +3,8 @@
 # the same heap (more operations than the plain cell), and whose soak block has one bin per
 # complete BIN of the timeline with its readings, and a drift (an interval from 5 fitted bins on,
 # none below).  A matrix with --soak adds one soak cell per allocator (void aside) after the other
-# cells, whose plan entry reruns as itself, with valid results and the soak table.  Bad specs and
+# cells, whose plan entry reruns as itself, with valid results and the soak table.  lifetime runs its
+# clock on past N, replay loops its trace (all workers together).  Bad specs and
 # workloads without a steady state get one error line and exit 2.
 source "$(dirname "$0")/lib.sh"
 VALIDATOR="$(dirname "$0")/validate_results.py"
@@ -34,6 +35,41 @@ read -r status mode wall _ bins _ fitted low rounds < <("$ALLOCSTRESS" run --all
   --live-bytes 4194304 --iterations 200000 --soak 7s,every=1s 2>"$T/err" | soak_fields)
 [ "$status $mode $bins $fitted $low" = "ok soak 7 6 some" ] && [ "$rounds" -gt 0 ] && pass \
   || fail "phase-plateau soak: $status $mode, $bins bins, $fitted fitted, interval $low, $rounds rounds: $(tail -1 "$T/err")"
+
+# lifetime, 3 s: the allocation clock runs on past N (many more allocations than the plain cell)
+# and blocks still fall due after N, so the blocks live at the end are as many as in the plain cell.
+LT=(--workload lifetime --live-bytes 1048576 --iterations 2000000)
+"$ALLOCSTRESS" run --allocator system "${LT[@]}" --soak 3s,every=1s >"$T/lt_soak" 2>"$T/err" || fail "lifetime soak exited $?: $(tail -1 "$T/err")"
+"$ALLOCSTRESS" run --allocator system "${LT[@]}" >"$T/lt_plain" 2>"$T/err" || fail "lifetime plain exited $?: $(tail -1 "$T/err")"
+/usr/bin/python3 - "$T/lt_soak" "$T/lt_plain" <<'PY' && pass || fail "the lifetime soak"
+import json, sys
+s, p = (json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[1:3])
+bad = [] if (s["status"], s["mode"], len(s["soak"]["bins"])) == ("ok", "soak", 3) else [f"{s['status']} {s['mode']}: {s.get('reason')}"]
+if not bad:
+    live_s, live_p = s["mallocs"] - s["frees"], p["mallocs"] - p["frees"]
+    bad += [] if s["mallocs"] >= 2 * p["mallocs"] else [f"{s['mallocs']} allocations in the soak, {p['mallocs']} in the plain cell"]
+    bad += [] if 0.5 * live_p <= live_s <= 2 * live_p else [f"{live_s} blocks live at the soak's end, {live_p} at the plain cell's"]
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
+# replay loops, 3 s of a 3-thread trace with cross-thread frees: every pass replays the whole trace
+# (and frees what the last left live), all workers pass together (rounds = workers x extra passes).
+"$MAKE_TRACE" "$T/three.ast" 3 2000 40 >/dev/null
+"$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/three.ast" --soak 3s,every=1s >"$T/rp_soak" 2>"$T/err" \
+  || fail "replay soak exited $?: $(tail -1 "$T/err")"
+/usr/bin/python3 - "$T/rp_soak" <<'PY' && pass || fail "the replay loop"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+bad = [] if (r["status"], r["mode"]) == ("ok", "soak") else [f"{r['status']} {r['mode']}: {r.get('reason')}"]
+if not bad:
+    passes, trace = r["replay_passes"], r["trace"]
+    bad += [] if passes > 1 else [f"{passes} pass(es)"]
+    bad += [] if r["ops"] == passes * trace["ops"] + (passes - 1) * trace["live_at_end"] else [f"{r['ops']} ops in {passes} passes of {trace['ops']}"]
+    bad += [] if r["soak"]["rounds"] == 3 * (passes - 1) else [f"{r['soak']['rounds']} rounds for {passes} passes of 3 workers"]
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 
 out="$T/soak"
 "$ALLOCSTRESS" matrix --out "$out.json" "${TINY[@]}" --allocators system,jemalloc --threads 1 --reps 1 --no-counts --soak 3s,every=1s \
@@ -70,7 +106,7 @@ grep -q -- "--soak 2s,every=1s" "$T/command" && pass || fail "the soak entry's c
 
 expect_error 2 "accepted: DURATION[,every=DURATION]" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --soak 60
 expect_error 2 "the bin is outside 1s .. the duration" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --soak 1m,every=2m
-expect_error 2 "--soak applies to alloc-test, fleet-profile and phase-plateau" -- "$ALLOCSTRESS" run --allocator system --workload bintree --soak 1m
+expect_error 2 "--soak applies to alloc-test, lifetime, fleet-profile, phase-plateau and replay" -- "$ALLOCSTRESS" run --allocator system --workload bintree --soak 1m
 expect_error 2 "this matrix has none of them" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --workload phase-peak --soak 1m
 expect_error 2 "are separate runs" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --soak 1m --age 4M
 finish

@@ -13,6 +13,8 @@
 // allocation.  Blocks due at the same time are freed one after the other, then the allocation
 // follows.  A block that is never freed, or whose due time is N or later, stays live to the end
 // of the loop; the release step (release_lifetime_blocks, outside the measured phase) frees it.
+// A soak (`lifetime --soak`, continue_lifetime_thread) runs the clock on past N in rounds: the
+// same draws, and every block whose lifetime is finite is freed when due, also after N.
 // Every block is written whole on allocation and read back whole before it is freed, with the
 // same code as alloc-test (MemoryAccess: none, touch, write, write_read), so a scribbling allocator
 // changes read_checksum.  Threads are independent (no cross-thread frees, as in alloc-test).
@@ -293,6 +295,12 @@ class LifetimeWorkspace {
   WorkloadRng rng;
   MappedPool<LiveBlock> pool;
   DueQueue queue;
+  // The loop's clock: allocations made so far, the number of the next one (a soak continues it past N).
+  std::uint64_t clock = 0;
+  // A soak: blocks due at N or later are filed too, up to kSoakReach allocations ahead (the loop).
+  // Set after construction, before the run: the dry run is a single run.
+  bool soaking = false;
+  static constexpr std::uint64_t kSoakReach = std::uint64_t{1} << 31;
 
  private:
   LifetimeThreadOutcome planned_;
@@ -301,23 +309,33 @@ class LifetimeWorkspace {
 
 namespace detail {
 
+__extension__ using LiveBytesSum = unsigned __int128;  // Σ live over the window: up to 2^32 terms of up to 2^64
+
+// Makes allocations ws.clock .. ws.clock + count - 1 of the thread's stream (frees first what is
+// due), adding to `out`, and to `window_live_sum` the live bytes after each allocation of the
+// steady-state window.  Stops early when the allocator returns nullptr.  A block is filed for
+// its free when it falls due within reach: in one run, before the end of the clock (N); in a
+// soak (ws.soaking), less than kSoakReach allocations ahead -- the due queue's 32-bit clock
+// wraps, which is harmless below 2^32 - 2^16 -- so that soak rounds free it on time.  A block not
+// filed stays live until the release step.
 template <MemoryAccess kAccess, Allocator A, class Observer>
-LifetimeThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observer& observer) {
-  LifetimeThreadOutcome out;
-  std::uint64_t live = 0;
-  __extension__ using U128 = unsigned __int128;
-  U128 window_live_sum = 0;  // Σ live over the window: up to 2^32 terms of up to 2^64
+void run_lifetime_allocations(A& alloc, LifetimeWorkspace& ws, Observer& observer, LifetimeThreadOutcome& out, std::uint64_t count,
+                              LiveBytesSum& window_live_sum) {
+  std::uint64_t live = out.end_live_requested_bytes;
   const LifetimeModel& model = ws.model;
-  const auto n = static_cast<std::uint32_t>(model.params().allocations_per_thread);
-  const auto window_begin = static_cast<std::uint32_t>(lifetime_window_begin(n));
+  const std::uint64_t n = model.params().allocations_per_thread, window_begin = lifetime_window_begin(n);
+  const bool soaking = ws.soaking;  // a local: the block writes (char stores) would make the compiler reload a member
   auto free_block = [&](std::uint32_t i) {
     LiveBlock& b = ws.pool.items()[i];
     free_counted<kAccess>(alloc, observer, out, live, b.block, b.size, i);
     b.size = 0;
     ws.pool.give_back(i);
   };
-  for (std::uint32_t t = 0; t < n; ++t) {
-    ws.queue.advance(ws.pool.items(), t, free_block);
+  const std::uint64_t end = ws.clock + count;
+  std::uint64_t t = ws.clock;
+  for (; t < end; ++t) {
+    const auto now = static_cast<std::uint32_t>(t);
+    ws.queue.advance(ws.pool.items(), now, free_block);
     const std::uint64_t size = model.draw_size(ws.rng);
     const std::uint64_t lifetime = model.draw_lifetime(ws.rng, size);
     void* block = allocate_observed(alloc, observer, size);
@@ -330,14 +348,26 @@ LifetimeThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observe
     LiveBlock& b = ws.pool.items()[i];
     b.block = block;
     b.size = static_cast<std::uint32_t>(size);
-    if (lifetime < n - t) ws.queue.insert(ws.pool.items(), i, static_cast<std::uint32_t>(t + lifetime), t);
+    if (lifetime < (soaking ? LifetimeWorkspace::kSoakReach : n - t))
+      ws.queue.insert(ws.pool.items(), i, static_cast<std::uint32_t>(t + lifetime), now);
     live += size;
     out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
-    window_live_sum += t >= window_begin ? live : 0;
+    window_live_sum += t >= window_begin && t < n ? live : 0;
     ++out.mallocs;
     out.op_stream_hash = hash_op(out.op_stream_hash, i, true, size);
   }
+  ws.clock = t;
   out.end_live_requested_bytes = live;
+}
+
+// The thread's whole stream, allocations 0 .. N-1 (the measured run, and the dry run).
+template <MemoryAccess kAccess, Allocator A, class Observer>
+LifetimeThreadOutcome run_lifetime_loop(A& alloc, LifetimeWorkspace& ws, Observer& observer) {
+  LifetimeThreadOutcome out;
+  LiveBytesSum window_live_sum = 0;
+  const std::uint64_t n = ws.model.params().allocations_per_thread, window_begin = lifetime_window_begin(n);
+  ws.clock = 0;
+  run_lifetime_allocations<kAccess>(alloc, ws, observer, out, n, window_live_sum);
   out.window_allocations = out.mallocs > window_begin ? out.mallocs - window_begin : 0;
   if (out.window_allocations > 0) out.window_mean_live_requested_bytes = double(window_live_sum) / double(out.window_allocations);
   return out;
@@ -351,6 +381,21 @@ template <Allocator A, class Observer = NoObserver>
 LifetimeThreadOutcome run_lifetime_thread(A& alloc, LifetimeWorkspace& workspace, MemoryAccess access,
                                            Observer&& observer = Observer{}) {
   return with_memory_access(access, [&]<MemoryAccess kAccess>() { return detail::run_lifetime_loop<kAccess>(alloc, workspace, observer); });
+}
+
+// A soak round: `count` more allocations of the stream, continuing the clock where the last call
+// left it (pre: workspace.soaking was set before run_lifetime_thread), adding to `out` (the
+// window figures stay the run's).  False when the allocator returned nullptr.  Past N the
+// stream is the same model; only the pools may grow (an mremap from the OS), as the dry run
+// sized them for N allocations.
+template <Allocator A>
+bool continue_lifetime_thread(A& alloc, LifetimeWorkspace& workspace, MemoryAccess access, LifetimeThreadOutcome& out, std::uint64_t count) {
+  return with_memory_access(access, [&]<MemoryAccess kAccess>() {
+    NoObserver none;
+    detail::LiveBytesSum outside_the_window = 0;
+    detail::run_lifetime_allocations<kAccess>(alloc, workspace, none, out, count, outside_the_window);
+    return out.failed_allocation_bytes == 0;
+  });
 }
 
 // Frees every block still live in `workspace` (teardown, outside the measured phase).

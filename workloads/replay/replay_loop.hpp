@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <barrier>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -79,6 +80,9 @@ struct ReplayShared {
   // The teardown leaves every slot's address in place (a heap map reads them after the phase);
   // otherwise it clears the slots it frees.
   bool keep_addresses = false;
+  // Replay loops (replay_thread_again): the number of slots, and a barrier with a place per worker.
+  std::uint32_t slots = 0;
+  std::barrier<>* between_passes = nullptr;
 };
 
 // Optional allocator capabilities used by the replay when present.
@@ -258,12 +262,37 @@ static_assert(sizeof(ReplayLiveBlock) == 16);
 
 // Frees `blocks` (teardown, outside the measured phase), clearing their slots unless
 // shared.keep_addresses (a slot is produced and consumed once, so its address stays readable).
+// Returns how many it freed.
 template <Allocator A>
-void release_replay_blocks(A& a, ReplayShared& shared, std::span<const ReplayLiveBlock> blocks) {
+std::uint64_t release_replay_blocks(A& a, ReplayShared& shared, std::span<const ReplayLiveBlock> blocks) {
+  std::uint64_t freed = 0;
   for (const ReplayLiveBlock& b : blocks) {
     void* block = shared.keep_addresses ? shared.blocks[b.slot].load(std::memory_order_acquire) : shared.blocks[b.slot].exchange(nullptr);
-    if (block != nullptr) a.deallocate(block, replay_detail::footprint<A>(b.size, b.align_log2));
+    if (block == nullptr) continue;
+    a.deallocate(block, replay_detail::footprint<A>(b.size, b.align_log2));
+    ++freed;
   }
+  return freed;
+}
+
+// A replay loop's next pass (a soak round of `replay`): the trace again, on the heap the last
+// pass left.  Worker `worker` of `workers` frees the blocks its last pass left live, as the
+// program's exit would (counted as frees of the pass: they are timed); when every worker has,
+// it empties its share of the slot table; when every worker has, it replays its operations
+// again, without allocstats rows.  Every worker calls it the same number of times, after one
+// run_replay_thread (pre: shared.between_passes has a place per worker, shared.slots is the
+// table's size).
+template <Allocator A>
+ReplayThreadOutcome replay_thread_again(A& a, std::span<const ReplayOp> ops, std::span<const ReplayLiveBlock> live_at_end, ReplayShared& shared,
+                                        MemoryAccess access, std::size_t worker, std::size_t workers) {
+  const std::uint64_t freed = release_replay_blocks(a, shared, live_at_end);
+  shared.between_passes->arrive_and_wait();  // no block of the last pass is live; nobody reads a slot
+  const std::uint64_t begin = std::uint64_t(shared.slots) * worker / workers, end = std::uint64_t(shared.slots) * (worker + 1) / workers;
+  for (std::uint64_t slot = begin; slot < end; ++slot) shared.blocks[slot].store(nullptr, std::memory_order_relaxed);
+  shared.between_passes->arrive_and_wait();  // the table is empty: every slot waits for its producer again
+  ReplayThreadOutcome out = run_replay_thread(a, ops, shared, access);
+  out.frees += freed;
+  return out;
 }
 
 }  // namespace allocstress

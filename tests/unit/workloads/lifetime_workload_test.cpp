@@ -118,6 +118,35 @@ TEST(LifetimeWorkload, DryRunPredictsTheMeasuredRun) {
   for (const LiveBlock& b : ws.records()) EXPECT_EQ(b.size, 0u);
 }
 
+// A soak continues the clock: a run of N allocations and K rounds of R more give exactly the
+// stream, frees and contents of one run of N + K R allocations (the blocks due later are
+// filed, not yet freed), and the window figures stay the first N's.
+TEST(LifetimeWorkload, SoakRoundsContinueTheStreamAsOneLongerRun) {
+  const LifetimeParams short_params = typical();
+  LifetimeParams long_params = short_params;
+  long_params.allocations_per_thread = short_params.allocations_per_thread + 3 * 20'000;
+  const LifetimeModel short_model(short_params), long_model(long_params);
+  ProcessMallocAllocator m(short_model.max_size());
+  LifetimeWorkspace soaked(short_model, 2);
+  soaked.soaking = true;
+  LifetimeThreadOutcome out = run_lifetime_thread(m, soaked, MemoryAccess::write_read);
+  const LifetimeThreadOutcome first = out;
+  for (int round = 0; round < 3; ++round) ASSERT_TRUE(continue_lifetime_thread(m, soaked, MemoryAccess::write_read, out, 20'000));
+  LifetimeWorkspace once(long_model, 2);
+  const LifetimeThreadOutcome whole = run_lifetime_thread(m, once, MemoryAccess::write_read);
+  EXPECT_EQ(soaked.clock, long_params.allocations_per_thread);
+  EXPECT_EQ(out.mallocs, whole.mallocs);
+  EXPECT_EQ(out.frees, whole.frees);
+  EXPECT_EQ(out.op_stream_hash, whole.op_stream_hash);
+  EXPECT_EQ(out.read_checksum, whole.read_checksum);
+  EXPECT_EQ(out.peak_live_requested_bytes, whole.peak_live_requested_bytes);
+  EXPECT_EQ(out.end_live_requested_bytes, whole.end_live_requested_bytes);
+  EXPECT_EQ(out.window_mean_live_requested_bytes, first.window_mean_live_requested_bytes);
+  EXPECT_GT(out.frees, first.frees + 3 * 20'000 * 9 / 10);  // rounds free as they allocate: 5% of blocks are immortal
+  release_lifetime_blocks(m, soaked);
+  release_lifetime_blocks(m, once);
+}
+
 // Each block allocated as #i with lifetime L is freed right before allocation #(i+L), or
 // survives to the release step when i+L >= N; lifetimes straddle the wheel's level boundaries.
 TEST(LifetimeWorkload, DegenerateLifetimeIsHonouredExactly) {
@@ -236,6 +265,33 @@ TEST(LifetimeWorkload, FailedAllocationStopsTheLoopAndReleaseFreesTheRest) {
   EXPECT_NE(out.failed_allocation_bytes, 0u);
   release_lifetime_blocks(f, ws);
   EXPECT_EQ(f.frees, 1000u);
+}
+
+// A soak's clock runs past 2^32 allocations and the wheel sees it modulo 2^32: records filed
+// before the wrap come back at their due time after it, within and across windows.
+TEST(DueQueue, RecordsComeBackAcrossTheClocksWrap) {
+  std::vector<LiveBlock> records(3000);
+  std::vector<std::uint64_t> due(records.size());
+  DueQueue q;
+  const std::uint64_t start = (std::uint64_t{1} << 32) - 3 * DueQueue::kWindow, end = (std::uint64_t{1} << 32) + 3 * DueQueue::kWindow;
+  std::uint32_t filed = 0, returned = 0;
+  for (std::uint64_t t = start; t < end; ++t) {
+    const auto now = static_cast<std::uint32_t>(t);
+    q.advance(records.data(), now, [&](std::uint32_t i) {
+      ASSERT_EQ(due[i], t) << "record " << i;
+      ++returned;
+    });
+    if (filed < records.size() && t % 97 == 0) {
+      const std::uint64_t lifetime = 1 + (std::uint64_t(filed) * 7919) % (2 * DueQueue::kWindow);  // within and across windows
+      if (t + lifetime < end) {
+        due[filed] = t + lifetime;
+        q.insert(records.data(), filed, static_cast<std::uint32_t>(t + lifetime), now);
+        ++filed;
+      }
+    }
+  }
+  EXPECT_GT(filed, 2000u);
+  EXPECT_EQ(returned, filed);
 }
 
 // The wheel hands every record back exactly at its due time, within a window and across many.

@@ -104,7 +104,10 @@ class ReplayWorker {
     result.passes = 1;
   }
   // A soak round: the next pass of the replay loop (replay_thread_again; the allocstats rows are the first pass's).
+  // A replay already stopped (a worker's allocation failed) goes no further: every worker sees the
+  // same flag here, after the round barrier, so all leave without entering the pass's barriers.
   bool soak_round() {
+    if (shared_.stop.load()) return false;
     const ReplayThreadOutcome pass = replay_thread_again(*alloc_, thread_.ops, thread_.live_at_end, shared_, access_, index_, workers_);
     add_pass(result.outcome, pass);
     ++result.passes;

@@ -1,6 +1,6 @@
 # Tests of trace fit (included from tests/CMakeLists.txt): the fitted workload and its parameters,
 # the derivation from a trace, and the `allocstress fit` command.
-target_sources(allocstress_unit_tests PRIVATE unit/workloads/lifetime_workload_test.cpp unit/workloads/trace_fit_test.cpp)
+target_sources(allocstress_unit_tests PRIVATE unit/workloads/lifetime_workload_test.cpp unit/workloads/due_queue_test.cpp unit/workloads/trace_fit_test.cpp)
 
 # The CLI test makes its traces with the replay tests' generator (allocstress_test_make_trace,
 # trace_replay.cmake).

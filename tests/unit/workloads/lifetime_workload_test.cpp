@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -70,17 +69,22 @@ AllocTestThreadOutcome run(A& alloc, const LifetimeModel& model, unsigned thread
   return out;
 }
 
+// Two runs made the same operations: same op stream, counts and live-byte figures.
+void expect_same_stream(const AllocTestThreadOutcome& a, const AllocTestThreadOutcome& b) {
+  EXPECT_EQ(a.op_stream_hash, b.op_stream_hash);
+  EXPECT_EQ(a.mallocs, b.mallocs);
+  EXPECT_EQ(a.frees, b.frees);
+  EXPECT_EQ(a.peak_live_requested_bytes, b.peak_live_requested_bytes);
+  EXPECT_EQ(a.end_live_requested_bytes, b.end_live_requested_bytes);
+}
+
 TEST(LifetimeWorkload, SameSeedSameStreamOnEveryAllocatorAndAccessMode) {
   const LifetimeModel model(typical());
   VoidAllocator v(model.max_size());
   ProcessMallocAllocator m(model.max_size());
   const auto a = run(v, model), b = run(m, model), c = run(m, model, 0, MemoryAccess::none);
-  EXPECT_EQ(a.op_stream_hash, b.op_stream_hash);
+  expect_same_stream(a, b);
   EXPECT_EQ(b.op_stream_hash, c.op_stream_hash);
-  EXPECT_EQ(a.mallocs, b.mallocs);
-  EXPECT_EQ(a.frees, b.frees);
-  EXPECT_EQ(a.peak_live_requested_bytes, b.peak_live_requested_bytes);
-  EXPECT_EQ(a.end_live_requested_bytes, b.end_live_requested_bytes);
   EXPECT_EQ(b.read_checksum, run(m, model).read_checksum);  // correct allocators read back the same
 }
 
@@ -100,12 +104,8 @@ TEST(LifetimeWorkload, DryRunPredictsTheMeasuredRun) {
   const AllocTestThreadOutcome planned = ws.planned();
   ProcessMallocAllocator m(model.max_size());
   const AllocTestThreadOutcome out = run_lifetime_thread(m, ws, MemoryAccess::write_read);
-  EXPECT_EQ(out.op_stream_hash, planned.op_stream_hash);
+  expect_same_stream(out, planned);
   EXPECT_EQ(out.mallocs, 100'000u);
-  EXPECT_EQ(out.mallocs, planned.mallocs);
-  EXPECT_EQ(out.frees, planned.frees);
-  EXPECT_EQ(out.peak_live_requested_bytes, planned.peak_live_requested_bytes);
-  EXPECT_EQ(out.end_live_requested_bytes, planned.end_live_requested_bytes);
   EXPECT_EQ(ws.pool.high_water(), ws.planned_peak_live_blocks());  // the pool never grew in the measured run
   std::uint64_t live = 0, blocks = 0;
   for (const LiveBlock& b : ws.records()) {
@@ -135,12 +135,8 @@ TEST(LifetimeWorkload, SoakRoundsContinueTheStreamAsOneLongerRun) {
   LifetimeWorkspace once(long_model, 2);
   const LifetimeThreadOutcome whole = run_lifetime_thread(m, once, MemoryAccess::write_read);
   EXPECT_EQ(soaked.clock, long_params.allocations_per_thread);
-  EXPECT_EQ(out.mallocs, whole.mallocs);
-  EXPECT_EQ(out.frees, whole.frees);
-  EXPECT_EQ(out.op_stream_hash, whole.op_stream_hash);
+  expect_same_stream(out, whole);
   EXPECT_EQ(out.read_checksum, whole.read_checksum);
-  EXPECT_EQ(out.peak_live_requested_bytes, whole.peak_live_requested_bytes);
-  EXPECT_EQ(out.end_live_requested_bytes, whole.end_live_requested_bytes);
   EXPECT_EQ(out.window_mean_live_requested_bytes, first.window_mean_live_requested_bytes);
   EXPECT_GT(out.frees, first.frees + 3 * 20'000 * 9 / 10);  // rounds free as they allocate: 5% of blocks are immortal
   release_lifetime_blocks(m, soaked);
@@ -265,65 +261,6 @@ TEST(LifetimeWorkload, FailedAllocationStopsTheLoopAndReleaseFreesTheRest) {
   EXPECT_NE(out.failed_allocation_bytes, 0u);
   release_lifetime_blocks(f, ws);
   EXPECT_EQ(f.frees, 1000u);
-}
-
-// A soak's clock runs past 2^32 allocations and the wheel sees it modulo 2^32: records filed
-// before the wrap come back at their due time after it, within and across windows.
-TEST(DueQueue, RecordsComeBackAcrossTheClocksWrap) {
-  std::vector<LiveBlock> records(3000);
-  std::vector<std::uint64_t> due(records.size());
-  DueQueue q;
-  const std::uint64_t start = (std::uint64_t{1} << 32) - 3 * DueQueue::kWindow, end = (std::uint64_t{1} << 32) + 3 * DueQueue::kWindow;
-  std::uint32_t filed = 0, returned = 0;
-  for (std::uint64_t t = start; t < end; ++t) {
-    const auto now = static_cast<std::uint32_t>(t);
-    q.advance(records.data(), now, [&](std::uint32_t i) {
-      ASSERT_EQ(due[i], t) << "record " << i;
-      ++returned;
-    });
-    if (filed < records.size() && t % 97 == 0) {
-      const std::uint64_t lifetime = 1 + (std::uint64_t(filed) * 7919) % (2 * DueQueue::kWindow);  // within and across windows
-      if (t + lifetime < end) {
-        due[filed] = t + lifetime;
-        q.insert(records.data(), filed, static_cast<std::uint32_t>(t + lifetime), now);
-        ++filed;
-      }
-    }
-  }
-  EXPECT_GT(filed, 2000u);
-  EXPECT_EQ(returned, filed);
-}
-
-// The wheel hands every record back exactly at its due time, within a window and across many.
-TEST(DueQueue, EveryRecordComesBackAtItsDueTime) {
-  std::vector<LiveBlock> records(20'000);
-  std::vector<std::uint32_t> due(records.size());
-  DueQueue q;
-  WorkloadRng rng(5);
-  const std::uint32_t horizon = (1u << 25) + 1000;
-  std::uint32_t filed = 0, returned = 0;
-  std::multiset<std::uint32_t> pending;
-  for (std::uint32_t now = 0; now < horizon; ++now) {
-    q.advance(records.data(), now, [&](std::uint32_t i) {
-      ASSERT_EQ(due[i], now);
-      pending.erase(pending.find(now));
-      ++returned;
-    });
-    if (filed < records.size() && now % 1024 == 3) {
-      // lifetimes 1 .. 2^24, log-uniform, so that every level is used
-      const std::uint64_t r = rng();
-      const std::uint32_t lifetime = 1 + std::uint32_t((r >> 8) & ((1u << (r % 25)) - 1));
-      if (std::uint64_t(now) + lifetime < horizon) {
-        due[filed] = now + lifetime;
-        pending.insert(now + lifetime);
-        q.insert(records.data(), filed, now + lifetime, now);
-        ++filed;
-      }
-    }
-  }
-  EXPECT_GT(filed, 20'000u * 0.9);
-  EXPECT_EQ(returned, filed);
-  EXPECT_TRUE(pending.empty());
 }
 
 TEST(RangeSampler, RowProbabilitiesAreTheNormalisedWeights) {

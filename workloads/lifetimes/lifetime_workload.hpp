@@ -175,8 +175,9 @@ namespace detail {
 __extension__ using LiveBytesSum = unsigned __int128;  // Σ live over the window: up to 2^32 terms of up to 2^64
 
 // Makes allocations ws.clock .. ws.clock + count - 1 of the thread's stream (frees first what is
-// due), adding to `out`, and to `window_live_sum` the live bytes after each allocation of the
-// steady-state window.  Stops early when the allocator returns nullptr.  A block is filed for
+// due), adding to `out`, and to `window_live_sum` the live bytes after each allocation from the
+// steady-state window's start on (the window ends at N: a soak round, past N, passes a sum it
+// discards).  Stops early when the allocator returns nullptr.  A block is filed for
 // its free when it falls due within reach: in one run, before the end of the clock (N); in a
 // soak (ws.soaking), less than kSoakReach allocations ahead -- the due queue's 32-bit clock
 // wraps, which is harmless below 2^32 - 2^16 -- so that soak rounds free it on time.  A block not
@@ -215,7 +216,7 @@ void run_lifetime_allocations(A& alloc, LifetimeWorkspace& ws, Observer& observe
       ws.queue.insert(ws.pool.items(), i, static_cast<std::uint32_t>(t + lifetime), now);
     live += size;
     out.peak_live_requested_bytes = live > out.peak_live_requested_bytes ? live : out.peak_live_requested_bytes;
-    window_live_sum += t >= window_begin && t < n ? live : 0;
+    window_live_sum += t >= window_begin ? live : 0;
     ++out.mallocs;
     out.op_stream_hash = hash_op(out.op_stream_hash, i, true, size);
   }
@@ -255,8 +256,8 @@ template <Allocator A>
 bool continue_lifetime_thread(A& alloc, LifetimeWorkspace& workspace, MemoryAccess access, LifetimeThreadOutcome& out, std::uint64_t count) {
   return with_memory_access(access, [&]<MemoryAccess kAccess>() {
     NoObserver none;
-    detail::LiveBytesSum outside_the_window = 0;
-    detail::run_lifetime_allocations<kAccess>(alloc, workspace, none, out, count, outside_the_window);
+    detail::LiveBytesSum discarded = 0;  // past N: outside the window
+    detail::run_lifetime_allocations<kAccess>(alloc, workspace, none, out, count, discarded);
     return out.failed_allocation_bytes == 0;
   });
 }

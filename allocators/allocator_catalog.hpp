@@ -22,6 +22,9 @@ struct AllocatorSpec {
   std::string version;       // package version, filled by the matrix planner ("" until then)
   std::string origin;        // "in-tree", "manifest <file>:<line>", or "command line"
   std::string unavailable_reason;  // non-empty: cannot run here, and why
+  // Non-empty: the drop-in breaks malloc's contract (allocators/safety/conformance.hpp), and how;
+  // filled by the matrix planner.  It is measured, but left out of the rankings.
+  std::string nonconforming;
   // A configuration: variables its cells start with, next to LD_PRELOAD (MALLOC_CONF=..., GLIBC_TUNABLES=...).
   std::map<std::string, std::string> environment;
   // Marked `named-only` in the manifest: runs when named (or with `--allocators all`) only.

@@ -82,6 +82,7 @@ struct MatrixCommand {
   std::string thp_mode;      // --thp MODE
   std::string age;           // --age SPEC
   std::string soak;          // --soak SPEC
+  bool misuse = false;       // --misuse: the misuse battery after the cells
   double target_ci_pct = 0;
   std::string time_budget;
   WorkloadFlags workload;

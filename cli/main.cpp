@@ -1,5 +1,5 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
-// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, programs, bench, slurm
+// commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, programs, bench, misuse, slurm
 // submit|status|merge|run-cell, report, compare, fidelity).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
@@ -12,6 +12,7 @@
 #include "cli/programs_command.hpp"
 #include "cli/bench_command.hpp"
 #include "cli/import_command.hpp"
+#include "cli/misuse_command.hpp"
 #include "cli/parse_errors.hpp"
 #include "cli/python_commands.hpp"
 #include "cli/slurm_commands.hpp"
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   ProgramsCommand programs;
   BenchCommand bench;
   CalibrateCommand calibrate;
+  MisuseCommand misuse;
   WorkloadsCommand workloads;
   MetricsCommand metrics;
   list.add_to(app);
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   programs.add_to(app);
   bench.add_to(app);
   calibrate.add_to(app);
+  misuse.add_to(app);
   // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
   CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
   MatrixCommand submit(MatrixCommand::Kind::slurm_submit);
@@ -105,6 +108,7 @@ int main(int argc, char** argv) {
     if (programs.cmd->parsed()) return programs.execute(command_line);
     if (bench.cmd->parsed()) return bench.execute(command_line);
     if (calibrate.cmd->parsed()) return calibrate.execute();
+    if (misuse.cmd->parsed()) return misuse.execute(command_line);
     if (submit.cmd->parsed()) return submit.execute(command_line);
     for (RunCellCommand* c : {&run_cell, &run_cell_alias})
       if (c->cmd->parsed()) return c->execute(command_line);

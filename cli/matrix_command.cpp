@@ -12,6 +12,7 @@
 #include "platform/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
+#include "run/misuse_battery.hpp"
 #include "platform/machine_context.hpp"
 #include "run/preflight.hpp"
 
@@ -101,6 +102,10 @@ void MatrixCommand::add_to(CLI::App& app) {
                   "trace in a loop), after the other cells: its measured phase lasts DURATION[,every=BIN] (e.g. 1h, or 10m,every=30s), and it reports RSS and hugepage "
                   "coverage per bin (default 1m) and their drift per hour with an interval (the soak table)")
       ->group("Memory");
+  cmd->add_flag("--misuse", misuse,
+                "After the cells, run the misuse battery (allocstress misuse) under every drop-in of the matrix: the safety table, and "
+                "each allocator's detection score beside its cost in the verdict (docs/safety.md)")
+      ->group("Safety");
   workload.add_placement_to(*cmd);
   const std::string backends = "Backends (where cells run)";
   if (!slurm) {
@@ -202,7 +207,10 @@ int MatrixCommand::execute(const std::string& command_line) {
   request.thp_mode = thp_mode;
   request.age = age;
   request.soak = soak;
+  request.misuse = misuse;
+  if (misuse) safety_probe_path();  // missing: said now, not after the cells
   if (backend == "slurm") {  // a Slurm array's cells are fixed when it is submitted
+    if (misuse) throw UsageError("--misuse applies to --backend local only (run allocstress misuse beside the Slurm matrix)");
     if (!memory_limit.empty()) throw UsageError("--memory-limit applies to --backend local only (a Slurm task runs in the cluster's own cgroup)");
     if (!thp_mode.empty()) throw UsageError("--thp applies to --backend local only (the nodes' THP mode is the cluster's)");
     if (request.target_ci || request.time_budget_s) throw UsageError("--target-ci and --time-budget apply to --backend local only");

@@ -145,7 +145,8 @@ nlohmann::json to_json(const AllocatorSpec& s) {
           {"version", s.version},
           {"origin", s.origin},
           {"unavailable_reason", s.unavailable_reason},
-          {"environment", s.environment}};
+          {"environment", s.environment},
+          {"nonconforming", s.nonconforming}};
 }
 
 AllocatorSpec allocator_spec_from_json(const nlohmann::json& j) {
@@ -159,6 +160,7 @@ AllocatorSpec allocator_spec_from_json(const nlohmann::json& j) {
   s.origin = j.at("origin").get<std::string>();
   s.unavailable_reason = j.at("unavailable_reason").get<std::string>();
   s.environment = j.value("environment", std::map<std::string, std::string>{});  // plans before configurations have none
+  s.nonconforming = j.value("nonconforming", "");  // plans before the conformance check have none
   return s;
 }
 
@@ -194,6 +196,7 @@ nlohmann::json MatrixPlan::to_json() const {
           {"thp_mode", thp_mode},
           {"age", age},
           {"soak", soak},
+          {"misuse", misuse},
           {"thp_variants", thp_variants},
           {"skipped", skipped_json},
           {"placement", to_string(placement.policy)},
@@ -235,6 +238,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.thp_mode = j.value("thp_mode", "");
     p.age = j.value("age", "");
     p.soak = j.value("soak", "");
+  p.misuse = j.value("misuse", false);
     p.thp_variants = j.value("thp_variants", std::vector<std::string>{});
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});

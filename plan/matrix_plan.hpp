@@ -101,6 +101,9 @@ struct MatrixPlan {
   // that soaks (WorkloadEntry::soaks) and thread count, once, after the limited cells (key
   // ".../soak"); its process may run cell_timeout_s beyond the soak's duration.
   std::string soak;
+  // --misuse: after the cells, the misuse battery under every drop-in of the plan (run/misuse_battery.hpp),
+  // its results in the results file's `safety` section.
+  bool misuse = false;
 
   // The cells that run: repetition-major timing cells (with the aged cells), then the limited cells, then the counts
   // tier, then the simulated-cache cells, then the profile cells.

@@ -153,12 +153,19 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
         refused.push_back({w, a.name, why});
     if (!asked && refused.size() == plan.workloads.size()) continue;
     // An allocator that crashes or hangs in its preload check is left out with the reason (the
-    // caller prints plan.excluded); the others are measured.  The check has the cells' timeout.
-    if (a.kind == AllocatorKind::drop_in)
-      if (const std::string bad = s.preload_check(a, plan.manifest, plan.cell_timeout_s); !bad.empty()) {
-        plan.excluded.push_back({a, "failed", "preload check failed: " + bad});
+    // caller prints plan.excluded); the others are measured.  A non-conforming one that runs is
+    // measured, flagged in every record and left out of the rankings.  The checks have the cells' timeout.
+    if (a.kind == AllocatorKind::drop_in) {
+      const DropInPreflight check = s.preload_check(a, plan.manifest, plan.cell_timeout_s);
+      a.nonconforming = check.nonconforming;
+      const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;
+      if (!check.failure.empty()) {
+        plan.excluded.push_back({a, "failed", (flag.empty() ? "" : flag + "; ") + "preload check failed: " + check.failure});
         continue;
       }
+      if (!flag.empty())
+        s.note("warning: " + a.name + " is " + flag + " (measured, flagged in every record, left out of the rankings)");
+    }
     plan.allocators.push_back(a);
     plan.skipped.insert(plan.skipped.end(), refused.begin(), refused.end());
   }
@@ -316,6 +323,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   };
   plan.age = variant_spec(r.age, "--age", parse_age_spec, &WorkloadEntry::ages, "workloads that draw sizes");
   plan.soak = variant_spec(r.soak, "--soak", parse_soak_spec, &WorkloadEntry::soaks, "workloads with a steady state");
+  plan.misuse = r.misuse;
   plan.repetitions = r.repetitions.value_or(preset.repetitions);
   if (plan.repetitions == 0) throw UsageError("--reps must be at least 1, got 0");
   plan.cell_timeout_s = r.cell_timeout_s.value_or(preset.cell_timeout_s);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "allocators/allocator_catalog.hpp"
+#include "allocators/safety/conformance.hpp"
 #include "cells/workload_options.hpp"
 #include "plan/matrix_plan.hpp"
 #include "platform/topology.hpp"
@@ -47,13 +48,14 @@ struct PlanRequest {
   std::string thp_mode;            // --thp MODE (MatrixPlan::thp_mode); "" = leave the system's
   std::string age;                 // --age SPEC (MatrixPlan::age); "" = fresh heaps only
   std::string soak;                // --soak SPEC (MatrixPlan::soak); "" = no soak cells
+  bool misuse = false;             // --misuse (MatrixPlan::misuse)
 };
 
 struct PlanServices {
   const Topology& topology;
-  // "" when malloc resolves into the drop-in allocator's library in a fresh process within
-  // timeout_s, else why not.
-  std::function<std::string(const AllocatorSpec& allocator, const std::string& manifest, double timeout_s)> preload_check;
+  // The drop-in's checks in fresh processes within timeout_s each: `failure` unless malloc resolves
+  // into its library, `nonconforming` unless it keeps malloc's contract (run/preflight.hpp).
+  std::function<DropInPreflight(const AllocatorSpec& allocator, const std::string& manifest, double timeout_s)> preload_check;
   std::filesystem::path inputs_folder;        // where workloads prepare their inputs
   std::function<void(const std::string&)> note = [](const std::string&) {};  // one line for the user
 };

@@ -1,6 +1,8 @@
 // Assembles the results document from journal records.
 #include "results/results_file.hpp"
 
+#include <map>
+
 #include "cells/workload_registry.hpp"
 #include "results/machine_costs.hpp"
 #include "results/reproduction.hpp"
@@ -57,7 +59,7 @@ std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan) {
   return out;
 }
 
-nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells) {
+nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells, nlohmann::json safety) {
   attach_net_costs(cells);
   // The counts tier's estimated cycles at this host's measured costs (machine_costs.hpp), before
   // they are taken net of void; the context says which costs.
@@ -84,11 +86,20 @@ nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, 
   for (auto& c : cells) benchmarks.push_back(std::move(c));
   for (auto& c : excluded_cells(plan)) benchmarks.push_back(std::move(c));
   for (auto& a : aggregates) benchmarks.push_back(std::move(a));
+  std::map<std::string, std::string> nonconforming;
+  for (const auto& a : plan.allocators)
+    if (!a.nonconforming.empty()) nonconforming[a.name] = a.nonconforming;
+  for (const auto& e : plan.excluded)
+    if (!e.spec.nonconforming.empty()) nonconforming[e.spec.name] = e.spec.nonconforming;
+  for (auto& b : benchmarks)
+    if (const auto found = nonconforming.find(b.value("allocator", "")); found != nonconforming.end()) b["nonconforming"] = found->second;
   context["plan"] = plan.to_json();
-  return {{"schema", kResultsSchemaName},
-          {"schema_version", kResultsSchemaVersion},
-          {"context", std::move(context)},
-          {"benchmarks", std::move(benchmarks)}};
+  nlohmann::json results = {{"schema", kResultsSchemaName},
+                            {"schema_version", kResultsSchemaVersion},
+                            {"context", std::move(context)},
+                            {"benchmarks", std::move(benchmarks)}};
+  if (!safety.is_null()) results["safety"] = std::move(safety);
+  return results;
 }
 
 }  // namespace allocstress

@@ -30,7 +30,10 @@ nlohmann::json unmeasured_cell(const MatrixCell& cell, const AllocatorSpec& allo
 std::vector<nlohmann::json> excluded_cells(const MatrixPlan& plan);
 
 // The complete results document from the context and every cell's entry (in plan order):
-// baseline subtraction, aggregates and consistency warnings are added here.
-nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells);
+// baseline subtraction, aggregates and consistency warnings are added here, and every entry of a
+// non-conforming allocator gets `nonconforming` (the reason).  `safety`: the misuse battery's
+// section (run/misuse_battery.hpp), or null for none.
+nlohmann::json assemble_results(nlohmann::json context, const MatrixPlan& plan, std::vector<nlohmann::json> cells,
+                                nlohmann::json safety = nullptr);
 
 }  // namespace allocstress

@@ -19,8 +19,9 @@ fs::path table_path_for(const fs::path& results_json) {
   return p.replace_extension(".md");
 }
 
-void write_results(const MatrixPlan& plan, nlohmann::json context, std::vector<nlohmann::json> records, const MatrixOutputs& outputs) {
-  const nlohmann::json results = assemble_results(std::move(context), plan, std::move(records));
+void write_results(const MatrixPlan& plan, nlohmann::json context, std::vector<nlohmann::json> records, const MatrixOutputs& outputs,
+                   nlohmann::json safety) {
+  const nlohmann::json results = assemble_results(std::move(context), plan, std::move(records), std::move(safety));
   const std::string table = markdown_table(results);
   write_file_atomically(outputs.results_json, json_text(results, 2) + "\n");
   write_file_atomically(outputs.table_md, table);

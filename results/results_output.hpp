@@ -21,6 +21,7 @@ std::filesystem::path table_path_for(const std::filesystem::path& results_json);
 
 // Assembles the results file from every cell's record, writes it and its Markdown table
 // atomically, and prints the table and both paths.
-void write_results(const MatrixPlan& plan, nlohmann::json context, std::vector<nlohmann::json> records, const MatrixOutputs& outputs);
+void write_results(const MatrixPlan& plan, nlohmann::json context, std::vector<nlohmann::json> records, const MatrixOutputs& outputs,
+                   nlohmann::json safety = nullptr);
 
 }  // namespace allocstress

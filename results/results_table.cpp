@@ -119,7 +119,7 @@ std::string verdict_markdown(const Json& results) {
       workloads.push_back(w);
   std::ostringstream md;
   const Aggregates agg = aggregates_of(results.at("benchmarks"));
-  verdict(md, workloads, results.at("benchmarks"), agg);
+  verdict(md, workloads, results.at("benchmarks"), agg, results.value("safety", Json()));
   reproduction_table(md, results.at("context"), agg);
   return md.str();
 }
@@ -166,7 +166,7 @@ std::string markdown_table(const Json& results) {
   // A cell whose every ok process was disturbed has no aggregate, so no row: say so with the rest.
   for (const auto& [key, entries] : disturbed)
     if (agg.get(key, "median") == nullptr) unmeasured[key] = entries;
-  verdict(md, workloads, results.at("benchmarks"), agg);
+  verdict(md, workloads, results.at("benchmarks"), agg, results.value("safety", Json()));
   reproduction_table(md, ctx, agg);
   std::set<std::string> defined;  // column definitions given under an earlier table
   for (const auto& w : workloads) {
@@ -177,6 +177,7 @@ std::string markdown_table(const Json& results) {
   simulation_table(md, results.at("benchmarks"), agg);
   profile_table(md, results.at("benchmarks"));
   memory_tables(md, results.at("benchmarks"));
+  safety_table(md, results.value("safety", Json()));
 
   std::set<std::string> noted;
   for (const auto& [key, entries] : unmeasured) {

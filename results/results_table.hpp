@@ -25,5 +25,9 @@ std::string counts_markdown(const nlohmann::json& results);
 // The memory tables alone (results/memory_tables.cpp: the limited cells' outcomes, the ageing penalty,
 // the THP modes, the soak cells), as markdown_table() has them; "" when the results hold none.
 std::string memory_markdown(const nlohmann::json& results);
+// The misuse battery alone (results/safety_tables.cpp): a title, each allocator's score, the
+// cases x allocators table with its legend, conformance and properties; "" without a `safety`
+// section.  What `allocstress misuse` prints and writes beside its results file.
+std::string safety_markdown(const nlohmann::json& results);
 
 }  // namespace allocstress

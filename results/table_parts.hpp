@@ -53,8 +53,19 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
 Json program_metrics_of(const std::string& workload, const Json& benchmarks);
 
 // The verdict (verdict.cpp): per workload and thread count the timing ranking with intervals, then
-// the counts tier's ranking.
-void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, const Json& benchmarks, const Aggregates& agg);
+// the counts tier's ranking, then the misuse battery's scores beside cost (`safety`: the results
+// file's section, null when it has none).  Non-conforming allocators are left out of every
+// ranking, each named once with the reason.
+void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, const Json& benchmarks, const Aggregates& agg,
+             const Json& safety);
+
+// The misuse battery (safety_tables.cpp): the cases x allocators table with its legend, the
+// scores, conformance and properties; nothing without a `safety` section.
+void safety_table(std::ostringstream& md, const Json& safety);
+// The verdict's safety lines: per allocator "detects N of M; 1.60× system's cost".
+void safety_verdict_lines(std::ostringstream& md, const Json& safety, const std::vector<std::string>& workloads, const Aggregates& agg);
+// Allocator -> why it is non-conforming: from its records' `nonconforming` and the safety section.
+std::map<std::string, std::string> nonconforming_allocators(const Json& benchmarks, const Json& safety);
 
 // The Gleipnir-style simulated-cache table (mode "simulate" records), and the profile table.
 void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggregates& agg);

@@ -101,14 +101,19 @@ std::string versus_system_words(const Json& median) {
          "] " + (cheaper ? "cheaper than" : "more expensive than") + " system";
 }
 
+// Allocators left out of every ranking (non-conforming), set by verdict() for the lines below.
+using LeftOut = std::map<std::string, std::string>;
+
 void cost_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Metric& m, const Aggregates& agg,
-                bool net_of_void) {
+                bool net_of_void, const LeftOut& left_out) {
   std::vector<Ranked> rows;
   double lowest_level = 1, lowest_ratio_level = 1;
   bool any_ratio = false;
   std::size_t without = 0;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload || std::get<2>(key) != threads || (net_of_void && std::get<1>(key) == kBaselineAllocator)) continue;
+    if (std::get<0>(key) != workload || std::get<2>(key) != threads || (net_of_void && std::get<1>(key) == kBaselineAllocator) ||
+        left_out.count(std::get<1>(key)))
+      continue;
     const Json& med = *agg.get(key, "median");
     const Json& iv = med.value("intervals", Json::object()).value(std::string(m.name), Json());
     if (!iv.is_object() || !metric_value(med, metric_pointer(workload, std::string(m.name))).is_number()) {
@@ -136,7 +141,7 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
 
 // The memory line ranks by the workload's memory metric (results_summary.hpp memory_metric): the
 // overhead ratio, or the workload's own memory headline (a program's peak RSS).
-void memory_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Aggregates& agg) {
+void memory_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Aggregates& agg, const LeftOut& left_out) {
   const std::string metric = memory_metric(workload);
   const Json::json_pointer where = metric_pointer(workload, metric);
   const WorkloadEntry* entry = find_workload(workload);
@@ -145,7 +150,8 @@ void memory_lines(std::ostringstream& md, const std::string& workload, unsigned 
   std::vector<std::string> invalid;
   double lowest_level = 1;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload || std::get<2>(key) != threads || std::get<1>(key) == kBaselineAllocator) continue;
+    if (std::get<0>(key) != workload || std::get<2>(key) != threads || std::get<1>(key) == kBaselineAllocator || left_out.count(std::get<1>(key)))
+      continue;
     const Json& med = *agg.get(key, "median");
     if (own == nullptr && med.contains("overhead_ratio_invalid")) invalid.push_back(std::get<1>(key));
     const Json& iv = med.value("intervals", Json::object()).value(metric, Json());
@@ -164,14 +170,15 @@ void memory_lines(std::ostringstream& md, const std::string& workload, unsigned 
 
 // A program's own figure (its definition's metric, read from its output): ranked best first --
 // highest first where higher is better -- in groups of overlapping intervals, like the cost.
-void program_metric_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& metric, const Aggregates& agg) {
+void program_metric_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& metric, const Aggregates& agg,
+                          const LeftOut& left_out) {
   const std::string name = metric.value("name", "");
   const bool higher = metric.value("better", "higher") == "higher";
   const std::string unit = metric.value("unit", "");
   std::vector<Ranked> rows;
   double lowest_level = 1;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload || std::get<2>(key) != threads) continue;
+    if (std::get<0>(key) != workload || std::get<2>(key) != threads || left_out.count(std::get<1>(key))) continue;
     const Json& med = *agg.get(key, "median");
     const Json& iv = med.value("intervals", Json::object()).value(name, Json());
     const Json& value = med.value("workload_metrics", Json::object()).value(name, Json());
@@ -195,12 +202,12 @@ void program_metric_lines(std::ostringstream& md, const std::string& workload, u
 
 // The counts tier's ranking: net estimated cycles per pair; a real program (no void baseline): the
 // estimated cycles of its whole run, with the instructions spent in allocator calls beside each.
-void counts_line(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
+void counts_line(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks, const LeftOut& left_out) {
   const bool program = is_program_workload(workload);
   std::vector<Ranked> rows;
   for (const auto& e : benchmarks)
     if (is_ok_counts_record(e) && e.value("workload", "") == workload && e.value("threads", 0u) == threads &&
-        e.at("allocator") != kBaselineAllocator) {
+        e.at("allocator") != kBaselineAllocator && !left_out.count(e.at("allocator").get<std::string>())) {
       const Json& v = e.at("counts").value(program ? "estimated_cycles" : "net_estimated_cycles_per_unit", Json());
       const Json& own = e.at("counts").value("allocator_calls", Json::object()).value("instructions", Json());
       if (v.is_number())
@@ -239,7 +246,9 @@ std::vector<unsigned> counts_threads(const std::string& workload, const Json& be
 
 }  // namespace
 
-void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, const Json& benchmarks, const Aggregates& agg) {
+void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, const Json& benchmarks, const Aggregates& agg,
+             const Json& safety) {
+  const LeftOut left_out = nonconforming_allocators(benchmarks, safety);
   std::ostringstream lines;
   for (const auto& w : workloads) {
     const WorkloadEntry* entry = find_workload(w);
@@ -259,8 +268,8 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
     for (unsigned t : threads) {
       const auto before = lines.tellp();
       if (ranked) {
-        cost_lines(lines, w, t, *m, agg, entry->void_baseline);
-        memory_lines(lines, w, t, agg);
+        cost_lines(lines, w, t, *m, agg, entry->void_baseline, left_out);
+        memory_lines(lines, w, t, agg, left_out);
         variant_verdict_lines(lines, w, t, benchmarks);
       }
       std::ostringstream soak;
@@ -269,9 +278,14 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
         lines << "\n**" << w << ", " << t << " thread" << (t == 1 ? "" : "s") << "**: memory over a soak\n";
       lines << soak.str();
       if (ranked)
-        for (const Json& metric : own) program_metric_lines(lines, w, t, metric, agg);
+        for (const Json& metric : own) program_metric_lines(lines, w, t, metric, agg, left_out);
     }
-    for (unsigned t : counts_threads(w, benchmarks)) counts_line(lines, w, t, benchmarks);
+    for (unsigned t : counts_threads(w, benchmarks)) counts_line(lines, w, t, benchmarks, left_out);
+  }
+  safety_verdict_lines(lines, safety, workloads, agg);
+  if (!left_out.empty() && !lines.str().empty()) {
+    lines << "\nLeft out of the rankings (non-conforming: a program may break under them, so no figure of theirs is comparable):\n";
+    for (const auto& [name, why] : left_out) lines << "- **" << name << "**: " << why << "\n";
   }
   if (lines.str().empty()) return;
   md << "\n### Verdict\n\nRanked groups: allocators in one group have pairwise overlapping intervals, so this run cannot order them "

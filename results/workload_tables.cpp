@@ -146,7 +146,8 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
     const Json* cv = agg.get(key, "cv");
     const bool baseline = entry->void_baseline && std::get<1>(key) == "void";
     const std::size_t disturbed = med.value("repetitions_disturbed", std::size_t{0});
-    md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok")
+    md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << (med.contains("nonconforming") ? " (non-conforming, not ranked)" : "")
+       << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok")
        << (disturbed > 0 ? " (+" + std::to_string(disturbed) + " disturbed)" : std::string()) << " |";
     any_disturbed = any_disturbed || disturbed > 0;
     for (const Metric* m : columns) {

@@ -18,6 +18,7 @@
 #include "results/results_output.hpp"
 #include "run/adaptive_repetitions.hpp"
 #include "run/memory_limit_cell.hpp"
+#include "run/misuse_battery.hpp"
 #include "platform/thp_mode.hpp"
 #include "platform/json_text.hpp"
 #include "platform/durable_files.hpp"
@@ -300,7 +301,16 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
   nlohmann::json context = journal.header().at("context");
   context.update(context_additions);
   if (!adaptive->is_null()) context["adaptive_repetitions"] = *adaptive;
-  write_results(plan, std::move(context), std::move(records), outputs);
+  nlohmann::json safety;
+  if (plan.misuse) {  // after the cells: its processes are short, and it measures no time
+    std::vector<AllocatorSpec> drop_ins;
+    for (const auto& a : plan.allocators)
+      if (a.kind == AllocatorKind::drop_in) drop_ins.push_back(a);
+    std::cerr << "misuse battery: " << drop_ins.size() << " drop-in allocator(s)\n";
+    safety = to_json(run_misuse_battery(drop_ins, select_misuse_cases({}), MisuseOptions{}, [](const std::string& line) { std::cerr << line << "\n"; }));
+    if (interrupted()) return 130;
+  }
+  write_results(plan, std::move(context), std::move(records), outputs, std::move(safety));
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);
   fs::remove_all(temp_folder, ec);

@@ -1,4 +1,4 @@
-// The preload check in a fresh process (see preflight.hpp).
+// The checks of a drop-in in fresh processes (see preflight.hpp).
 #include "run/preflight.hpp"
 
 #include <cstdio>
@@ -6,10 +6,13 @@
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "platform/child_process.hpp"
+#include "run/misuse_battery.hpp"
 
 namespace allocstress {
 
-std::string preload_check(const std::string& exe, const AllocatorSpec& a, const std::string& manifest, double timeout_s) {
+namespace {
+
+std::string verify_only_failure(const std::string& exe, const AllocatorSpec& a, const std::string& manifest, double timeout_s) {
   const std::vector<std::string> argv = {exe, "run", "--verify-only", "--manifest", manifest, "--allocator",
                                          a.origin == "command line" ? a.name + "=" + added_allocator_value(a) : a.name};
   const ChildOutcome o = run_child(argv, preload_environment(a), timeout_s);
@@ -19,6 +22,15 @@ std::string preload_check(const std::string& exe, const AllocatorSpec& a, const 
     return std::string("did not finish within the timeout of ") + seconds + " s (--timeout) and was killed";
   }
   return o.succeeded() ? "" : describe_failure(o, timeout_s);
+}
+
+}  // namespace
+
+DropInPreflight preload_check(const std::string& exe, const AllocatorSpec& a, const std::string& manifest, double timeout_s) {
+  // The conformance check runs a small C program that survives allocators the C++ executable may
+  // crash under, so a misaligning library is named for what it does, whatever the preload check says.
+  std::string nonconforming = run_conformance_check(a, timeout_s);
+  return {verify_only_failure(exe, a, manifest, timeout_s), std::move(nonconforming)};
 }
 
 }  // namespace allocstress

@@ -55,9 +55,10 @@ EnvironmentChanges preload_environment(const AllocatorSpec& spec) {
   return env;
 }
 
+std::string expected_malloc_provider(const AllocatorSpec& spec) { return required_preload(spec).empty() ? libc_path() : spec.library_path; }
+
 std::string verify_malloc_provider(const AllocatorSpec& spec) {
-  const bool preloads = !required_preload(spec).empty();
-  const std::string expected = preloads ? spec.library_path : libc_path();
+  const std::string expected = expected_malloc_provider(spec);
   const std::string actual = malloc_provider_path();
   if (actual == expected) {
     // A library that replaced malloc but not its partners would corrupt the heap: check them too.
@@ -69,7 +70,7 @@ std::string verify_malloc_provider(const AllocatorSpec& spec) {
   }
 #ifdef ALLOCSTRESS_SANITIZED
   // Sanitizer builds: the sanitizer runtime interposes malloc ahead of libc by design.
-  if (!preloads && actual.find("san.so") != std::string::npos) return "";
+  if (required_preload(spec).empty() && actual.find("san.so") != std::string::npos) return "";
 #endif
   return "malloc resolves to " + actual + ", expected " + expected + " for allocator '" + spec.name +
          "' (the library does not define malloc, or LD_PRELOAD did not take effect)";

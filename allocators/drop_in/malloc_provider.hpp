@@ -25,6 +25,10 @@ std::string required_preload(const AllocatorSpec& spec);
 EnvironmentChanges preload_environment(const AllocatorSpec& spec);
 inline constexpr const char* kCellPreloadMarker = "ALLOCSTRESS_CELL_PRELOAD";
 
+// The canonical path of the object `malloc` must resolve to in a process of `spec`: the drop-in's
+// library where it is preloaded, else the C library.
+std::string expected_malloc_provider(const AllocatorSpec& spec);
+
 // "" when malloc resolves into the library `spec` expects (libc for in-tree allocators) and free,
 // calloc, realloc and posix_memalign resolve into the same object; else one line naming what
 // resolved where and what was expected.

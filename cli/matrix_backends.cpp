@@ -82,6 +82,9 @@ int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, co
             << (plan.profile ? " plus profile cells" : "") << (plan.counts ? " plus the counts tier" : "") << " = " << plan.cells().size()
             << " cells";
   for (const auto& e : plan.excluded) std::cerr << "\n  " << e.status << ": " << e.spec.name << " (" << e.reason << ")";
+  for (const auto& a : plan.allocators)
+    if (!a.nonconforming.empty())
+      std::cerr << "\n  non-conforming: " << a.name << " (" << a.nonconforming << "; measured, flagged in every record, left out of the rankings)";
   for (const auto& sk : plan.skipped) std::cerr << "\n  skipped: " << sk.allocator << " x " << sk.workload << " (" << sk.reason << ")";
   std::cerr << "\n";
   const int rc = run_matrix(plan, journal, {results, table_path_for(results)}, exe);

@@ -158,13 +158,11 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
     if (a.kind == AllocatorKind::drop_in) {
       const DropInPreflight check = s.preload_check(a, plan.manifest, plan.cell_timeout_s);
       a.nonconforming = check.nonconforming;
-      const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;
+      const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;  // the caller says it
       if (!check.failure.empty()) {
         plan.excluded.push_back({a, "failed", (flag.empty() ? "" : flag + "; ") + "preload check failed: " + check.failure});
         continue;
       }
-      if (!flag.empty())
-        s.note("warning: " + a.name + " is " + flag + " (measured, flagged in every record, left out of the rankings)");
     }
     plan.allocators.push_back(a);
     plan.skipped.insert(plan.skipped.end(), refused.begin(), refused.end());

@@ -58,10 +58,11 @@ void properties_table(std::ostringstream& md, const Json& safety) {
       md << "n/a: " << p.at("n/a").get<std::string>() << " | | | |\n";
       continue;
     }
-    std::string guard;
+    std::map<unsigned long long, std::string> by_size;  // smallest block first
     const Json guards = p.value("guard_page", Json::object());
-    for (const auto& [size, v] : guards.items())
-      guard += (guard.empty() ? "" : ", ") + size_text(size) + ": " + v.get<std::string>();
+    for (const auto& [size, v] : guards.items()) by_size[std::stoull(size)] = size_text(size) + ": " + v.get<std::string>();
+    std::string guard;
+    for (const auto& [size, text] : by_size) guard += (guard.empty() ? "" : ", ") + text;
     md << bits(p.value("address_entropy_bits", Json())) << " | " << bits(p.value("placement_entropy_bits", Json())) << " | " << guard << " | "
        << p.value("inline_metadata", "n/a") << " |\n";
   }

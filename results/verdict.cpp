@@ -282,17 +282,23 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
     }
     for (unsigned t : counts_threads(w, benchmarks)) counts_line(lines, w, t, benchmarks, left_out);
   }
-  safety_verdict_lines(lines, safety, workloads, agg);
   if (!left_out.empty() && !lines.str().empty()) {
     lines << "\nLeft out of the rankings (non-conforming: a program may break under them, so no figure of theirs is comparable):\n";
     for (const auto& [name, why] : left_out) lines << "- **" << name << "**: " << why << "\n";
   }
-  if (lines.str().empty()) return;
-  md << "\n### Verdict\n\nRanked groups: allocators in one group have pairwise overlapping intervals, so this run cannot order them "
+  std::ostringstream safety_lines;
+  safety_verdict_lines(safety_lines, safety, workloads, agg);
+  if (lines.str().empty() && safety_lines.str().empty()) return;
+  md << "\n### Verdict\n";
+  if (lines.str().empty()) {  // a misuse battery alone: nothing ranked
+    md << safety_lines.str();
+    return;
+  }
+  md << "\nRanked groups: allocators in one group have pairwise overlapping intervals, so this run cannot order them "
         "(order them by the counts tier, or run more processes: `--target-ci`). A ratio against system is system's median over the "
         "allocator's, with the interval of system's interval over the allocator's. †: unstable, the interval is wider than ±"
      << fixed(Json(100 * kUnstableRelativeHalfWidth), 0) << "% of the median.\n"
-     << lines.str();
+     << lines.str() << safety_lines.str();
 }
 
 }  // namespace allocstress::table_parts

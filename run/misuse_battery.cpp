@@ -109,10 +109,11 @@ std::vector<MisuseCase> select_misuse_cases(const std::vector<std::string>& name
   return chosen;
 }
 
-std::string run_conformance_check(const AllocatorSpec& a, double timeout_s) {
+ConformanceCheck run_conformance_check(const AllocatorSpec& a, double timeout_s) {
   const ChildOutcome run = run_probe(&a, {"conformance"}, timeout_s);
-  if (!provider_mismatch(a, run).empty()) return "";
-  return conformance_failure(run, timeout_s);
+  if (!run.succeeded() && run.out.find("\nfail ") == std::string::npos) return {conformance_failure(run, timeout_s), true};
+  if (!provider_mismatch(a, run).empty()) return {};
+  return {conformance_failure(run, timeout_s), false};
 }
 
 SafetyReport run_misuse_battery(const std::vector<AllocatorSpec>& allocators, const std::vector<MisuseCase>& cases,

@@ -48,10 +48,15 @@ std::filesystem::path safety_probe_path();
 // name it does not list, std::runtime_error when it cannot list them.
 std::vector<MisuseCase> select_misuse_cases(const std::vector<std::string>& names);
 
-// The conformance check of `allocator` in a fresh process: "" when it conforms, else why not.
+// The conformance check of `allocator` in a fresh process: `failure` "" when it conforms, else
+// why not; `ended_early` when it crashed or hung before its verdict (the failure then says where).
 // When malloc does not resolve into the allocator's library there (the preload did not take),
-// returns "" and leaves that to the preload check, which says it better.
-std::string run_conformance_check(const AllocatorSpec& allocator, double timeout_s);
+// the failure is "" and is left to the preload check, which says it better.
+struct ConformanceCheck {
+  std::string failure;
+  bool ended_early = false;
+};
+ConformanceCheck run_conformance_check(const AllocatorSpec& allocator, double timeout_s);
 
 // Runs `cases` under each allocator in turn (drop-ins only; the caller filters), calling
 // `progress` with one line per allocator.  Stops early (returning what it has) when interrupted()

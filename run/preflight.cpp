@@ -28,9 +28,13 @@ std::string verify_only_failure(const std::string& exe, const AllocatorSpec& a, 
 
 DropInPreflight preload_check(const std::string& exe, const AllocatorSpec& a, const std::string& manifest, double timeout_s) {
   // The conformance check runs a small C program that survives allocators the C++ executable may
-  // crash under, so a misaligning library is named for what it does, whatever the preload check says.
-  std::string nonconforming = run_conformance_check(a, timeout_s);
-  return {verify_only_failure(exe, a, manifest, timeout_s), std::move(nonconforming)};
+  // crash under, so a misaligning library is named for what it does, whatever the preload check
+  // says.  One that crashes or hangs in both checks is a failure, not a breach of the contract:
+  // the preload check's words say it.
+  const ConformanceCheck conformance = run_conformance_check(a, timeout_s);
+  std::string failure = verify_only_failure(exe, a, manifest, timeout_s);
+  if (!failure.empty() && conformance.ended_early) return {std::move(failure), ""};
+  return {std::move(failure), conformance.failure};
 }
 
 }  // namespace allocstress

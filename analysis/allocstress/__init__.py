@@ -10,9 +10,10 @@ the HTML report, run-to-run comparisons, figures and allocation traces.
     allocstress.report("out/run.json", "out/run-report")  # the HTML report; returns index.html
     allocstress.compare("a.json", "b.json", threshold=5)  # `allocstress compare`: a Comparison (.cells, .exit_status)
     allocstress.fidelity("out/programs.json")              # `allocstress fidelity`: rho of programs vs models
+    allocstress.safety("out/misuse.json")                  # the misuse battery: outcome per allocator x case
     t = allocstress.traces.load_trace("prog.ast"); t.to_dataframe()   # events with op names
 
-Exported: load, summary, plot_summary, report, compare (compare_files, Comparison), fidelity, the figure functions of allocstress.plots
+Exported: load, summary, plot_summary, report, compare (compare_files, Comparison), fidelity, safety, the figure functions of allocstress.plots
 (figure_panels, then plot_relative_cost, plot_repetitions, plot_overhead, ...: every plot_* of the figure_* modules), traces, ResultsError, Runs, load_runs and
 read_results (the files as the package reads them internally), the statistics (median_ci, ...), the
 tables (summary_table, to_markdown, ...), __version__ and build_info().  The C++ core is
@@ -22,7 +23,7 @@ allocstress._core (workload distributions, results reader, trace reader and writ
 import importlib
 import pkgutil
 
-from . import api, compare, fidelity, plots, report, traces
+from . import api, compare, fidelity, plots, report, safety, traces
 from .frame import load
 from .loading import ResultsError, Runs, load_runs, read_results
 from .statistics import (ALPHA, UNSTABLE_HALF_WIDTH, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
@@ -32,7 +33,7 @@ from .compare_result import Comparison, compare_files
 from .tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
 from .version import VERSION as __version__, build_info
 
-api.make_modules_callable()  # allocstress.report(...) and allocstress.compare(...): api.report and api.compare
+api.make_modules_callable()  # allocstress.report(...), .compare(...), .fidelity(...), .safety(...): api's functions
 
 # The report's figure functions, taken by name from the figure_* modules so that new ones are
 # exported as they are added: each takes (panels, stem) and returns the PNG path (an SVG beside it);
@@ -48,5 +49,5 @@ __all__ = [
     "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_HALF_WIDTH", "__version__", "build_info",
     "coefficient_of_variation", "compare", "fidelity", "figure_panels", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
     "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
-    "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
+    "safety", "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
 ]

@@ -6,8 +6,9 @@
     compare A.json B.json [--threshold PCT] [--metric M] [--json FILE|-] [--csv FILE]
                                  per cell better / worse / no change of B against A (the ratio's
                                  interval against the threshold), the counts tier exactly, the
-                                 geomean, the context differences; exit 4 when anything is worse,
-                                 3 when void itself moved (the machine's speed changed)
+                                 geomean, the context differences, the misuse battery's lost and
+                                 gained detections; exit 4 when anything is worse (a lost
+                                 detection too), 3 when void itself moved (the machine's speed changed)
     compare --gbench-view OUT.json RESULTS.json
                                  the results as Google Benchmark JSON whose real_time is the
                                  headline figure in ns (for Google Benchmark's compare.py)
@@ -72,7 +73,8 @@ def build_parser() -> OneLineParser:
                      help="An allocstress trace (.ast) to analyse in its own section (repeatable; default none)")
     cmp = sub.add_parser(
         "compare", description="Compare two results files cell by cell: better / worse / no change of B against A "
-                               f"beyond a threshold; exit {rule.EXIT_WORSE} when anything is worse, {rule.EXIT_REFERENCE_MOVED} when void "
+                               "beyond a threshold, and the misuse battery's detections lost or gained; "
+                               f"exit {rule.EXIT_WORSE} when anything is worse, {rule.EXIT_REFERENCE_MOVED} when void "
                                "itself moved between the runs (the machine's speed changed: rerun both)",
         usage_lines=["allocstress compare [OPTIONS] A.json B.json", "allocstress compare --gbench-view OUT.json RESULTS.json"])
     cmp.add_argument("a", metavar="A.json", help="Baseline results file (A)")

@@ -1,7 +1,7 @@
-"""The report, the comparison and the fidelity table as plain functions, for notebooks and scripts: thin wrappers over
-report.write_report and compare_result.compare_loaded (what `allocstress report` and
-`allocstress compare` run) and fidelity.fidelity_table (`allocstress fidelity`), taking the same
-inputs as allocstress.load."""
+"""The report, the comparison, the fidelity table and the misuse battery as plain functions, for notebooks and
+scripts: thin wrappers over report.write_report and compare_result.compare_loaded (what `allocstress report` and
+`allocstress compare` run), fidelity.fidelity_table (`allocstress fidelity`) and safety.safety_frame (the
+`safety` section of `allocstress misuse` / `matrix --misuse`), taking the same inputs as allocstress.load."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from . import compare as _compare
 from . import compare_decision, compare_result
 from . import fidelity as _fidelity
 from . import report as _report
+from . import safety as _safety
 from .frame import resolve_paths
 from .loading import ResultsError, load_runs
 
@@ -51,9 +52,19 @@ def fidelity(source, model_memory: str = "peak_rss_bytes"):
     return table
 
 
+def safety(source):
+    """The misuse battery of the results files `source` (a path, glob or list, as for load; or a
+    results document as a dict): a DataFrame with one row per run x allocator x case (columns
+    allocstress.safety.FRAME_COLUMNS: run, allocator, case, group, scored, outcome, symbol, caught,
+    detail, message).  The score and conformance per allocator: allocstress.safety.scores(source);
+    the sampled properties: allocstress.safety.properties(source).  ResultsError when no file
+    given has a `safety` section."""
+    return _safety.safety_frame(source)
+
+
 class _CallableModule(types.ModuleType):
-    """A module that can also be called: `allocstress.report(...)`, `allocstress.compare(...)` and
-    `allocstress.fidelity(...)` are these functions, while `allocstress.report.write_report`, `allocstress.compare.compare_runs` and
+    """A module that can also be called: `allocstress.report(...)`, `allocstress.compare(...)`,
+    `allocstress.fidelity(...)` and `allocstress.safety(...)` are these functions, while `allocstress.report.write_report`, `allocstress.compare.compare_runs` and
     `from allocstress import compare` keep reaching the modules (the package, its CLI and its tests
     use them)."""
 
@@ -61,10 +72,10 @@ class _CallableModule(types.ModuleType):
         return _CALLS[self.__name__](*args, **kwargs)
 
 
-_CALLS = {_report.__name__: report, _compare.__name__: compare, _fidelity.__name__: fidelity}
+_CALLS = {_report.__name__: report, _compare.__name__: compare, _fidelity.__name__: fidelity, _safety.__name__: safety}
 
 
 def make_modules_callable() -> None:
-    """allocstress.report / compare / fidelity become callable as report() / compare() / fidelity() above."""
-    for module in (_report, _compare, _fidelity):
+    """allocstress.report / compare / fidelity / safety become callable as the functions above."""
+    for module in (_report, _compare, _fidelity, _safety):
         module.__class__ = _CallableModule

@@ -1,11 +1,13 @@
 """The whole comparison of two runs as one object: the timing cells with their decisions
 (compare.py), the counts tier (compare_counts.py), the geometric mean, the reference check (did
-void itself move: compare_reference.py), the context differences (compare_context.py), the
-threshold, the interval used and the exit status.  `to_dict()` is what
+void itself move: compare_reference.py), the context differences (compare_context.py), the misuse
+battery's lost and gained detections when both files have a `safety` section (compare_safety.py),
+the threshold, the interval used and the exit status.  `to_dict()` is what
 `compare --json` writes; compare_text.py renders it for the console.
 
 Exit status (compare_decision.exit_status): EXIT_WORSE (4) when a counts figure is worse beyond
-the threshold (exact: the machine's speed does not move it); else EXIT_REFERENCE_MOVED (3) when
+the threshold or the misuse battery lost a detection or a conformance (exact: the machine's speed
+moves neither); else EXIT_REFERENCE_MOVED (3) when
 void moved beyond the threshold between the runs; else EXIT_WORSE when a timing cell is worse
 beyond the threshold; else 0.  Bad input is 2 and an unexpected error 1
 (`__main__`), as for every command."""
@@ -23,12 +25,14 @@ from . import compare_decision as rule
 from . import compare_reference as reference
 from .compare_context import context_differences, heading
 from .compare_counts import DECIDING_FIGURE, FIGURES, availability, compare_counts
+from .compare_safety import SafetyComparison, compare_safety
 from .loading import Runs, load_runs
 
 JSON_SCHEMA = "allocstress-compare"
 JSON_SCHEMA_VERSION = 1
 EXIT_MEANING = {"0": "no cell and no counts figure is worse beyond the threshold",
-                str(rule.EXIT_WORSE): "at least one cell or counts figure is worse beyond the threshold",
+                str(rule.EXIT_WORSE): "at least one cell or counts figure is worse beyond the threshold, or the misuse "
+                "battery lost a detection (a scored case caught in A, not in B) or an allocator's conformance",
                 str(rule.EXIT_REFERENCE_MOVED): "void (the op stream with no allocator) moved beyond the threshold "
                 "between the runs: the machine's speed or the harness differed, so no decision is the allocators' "
                 "alone; rerun both on a steady machine",
@@ -52,6 +56,7 @@ class Comparison:
     geomean: dict = field(repr=False)
     context: list[dict] = field(repr=False)
     reference: pd.DataFrame = field(repr=False)  # compare_reference.reference_shifts
+    safety: SafetyComparison = field(default_factory=SafetyComparison, repr=False)  # compare_safety.py
 
     @property
     def interval(self) -> cells_compare.Interval:
@@ -75,7 +80,7 @@ class Comparison:
 
     @property
     def exit_status(self) -> int:
-        return rule.exit_status(self.verdict[rule.WORSE], self.reference_moved, self.counts_verdict[rule.WORSE])
+        return rule.exit_status(self.verdict[rule.WORSE], self.reference_moved, self.counts_verdict[rule.WORSE] + self.safety.worse)
 
     @property
     def metric_name(self) -> str:
@@ -85,7 +90,8 @@ class Comparison:
         v = self.verdict
         return (f"<Comparison {self.names[1]} vs {self.names[0]}: {v[rule.WORSE]} worse, {v[rule.BETTER]} better, "
                 f"{v[rule.NO_CHANGE]} no change, {v[rule.NOT_AVAILABLE]} n/a (threshold ±{rule.percent(self.threshold)}); "
-                f"{len(self.counts)} counts cells; {len(self.context)} context differences; exit {self.exit_status}>")
+                f"{len(self.counts)} counts cells; {self.safety.worse} safety changes worse; {len(self.context)} context "
+                f"differences; exit {self.exit_status}>")
 
     def to_dict(self) -> dict:
         """The whole comparison, JSON-ready (NaN as None)."""
@@ -107,6 +113,7 @@ class Comparison:
             "reference": {"figure": f"void's {reference.FIGURE}", "moved": self.reference_moved,
                           "summary": self.reference_line, "checks": [_reference_check(r) for r in self.reference.to_dict("records")]},
             "context_differences": self.context,
+            "safety": self.safety.to_dict(),
         })
 
 
@@ -156,7 +163,8 @@ def compare_loaded(runs: Runs, metric: str | None = None, threshold: float = rul
                       counts_note=availability(runs),
                       geomean=cells_compare.geomean(cells, threshold, metric in rule.HIGHER_IS_BETTER),
                       context=context_differences(runs.documents),
-                      reference=reference.reference_shifts(runs, threshold))
+                      reference=reference.reference_shifts(runs, threshold),
+                      safety=compare_safety(runs.documents, names, runs.paths))
 
 
 def compare_files(a: str | os.PathLike, b: str | os.PathLike, metric: str | None = None,

@@ -1,6 +1,8 @@
 """The console text of `allocstress compare` (Markdown tables): the verdict lines, the reference
 check and the exit status first, then the timing cells worst first (n/a rows last, each with its
 reason), the counts tier, the geometric mean, the reference checks and the context differences.
+The misuse battery's lost and gained detections (compare_safety.py) follow the verdict lines when
+either file has a `safety` section.
 Every interval printed is named with its level and method."""
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import compare_decision as rule
+from . import compare_safety
 from .compare_counts import DECIDING_FIGURE, FIGURES
 from .compare_reference import FIGURE as REFERENCE_FIGURE
 from .compare_result import Comparison
@@ -31,9 +34,13 @@ def verdict_lines(c: Comparison) -> str:
     lines.append(c.reference_line)
     worse = c.verdict[rule.WORSE] + c.counts_verdict[rule.WORSE]
     tally = f"{worse} worse beyond ±{t}" if worse else f"nothing is worse beyond ±{t}"
+    lost = c.safety.worse
+    if lost:
+        tally = (f"{worse} worse beyond ±{t}; " if worse else "") + f"{lost} safety change(s) worse (lost detections or conformance)"
     if c.reference_moved:
         exact = c.counts_verdict[rule.WORSE]
         tally = ((f"{exact} counts figures worse beyond ±{t} (exact); " if exact else "")
+                 + (f"{lost} safety change(s) worse (exact); " if lost else "")
                  + f"the timing cells are not comparable: void moved beyond ±{t} between the runs, rerun both on a "
                  f"steady machine ({c.verdict[rule.WORSE]} timing cells worse, not the allocators' alone)")
     lines.append(f"→ exit {c.exit_status}: {tally}")
@@ -120,6 +127,6 @@ def _shown(value) -> str:
 
 def render(c: Comparison) -> str:
     """The full console text."""
-    parts = [f"A = {c.headings[0]}\nB = {c.headings[1]}\n", verdict_lines(c), cells_table(c), counts_table(c),
-             geomean_line(c), reference_table(c), context_lines(c)]
-    return "\n".join(part for part in parts if part)  # reference_table is "" without checks
+    parts = [f"A = {c.headings[0]}\nB = {c.headings[1]}\n", verdict_lines(c), compare_safety.render(c.safety), cells_table(c),
+             counts_table(c), geomean_line(c), reference_table(c), context_lines(c)]
+    return "\n".join(part for part in parts if part)  # reference_table and the safety part are "" when they have nothing

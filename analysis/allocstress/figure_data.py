@@ -14,7 +14,10 @@ the ok, undisturbed timing repetitions (loading.measured_timing):
   cell one of whose repetitions has an invalid overhead has none (tables.overhead_ratios).
 
 The void baseline is left out (its net cost is 0 by definition).  Disturbed repetitions are kept
-apart (`disturbed`) so a figure can show them without counting them."""
+apart (`disturbed`) so a figure can show them without counting them.  A non-conforming allocator
+(safety.nonconforming_allocators: it breaks malloc's contract) is drawn but not ranked: its cells
+carry the reason (`nonconforming`), the figures put them after the ranked ones and label them
+with NOT_RANKED."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import catalogue
+from . import catalogue, safety
 from . import statistics as st
 from .loading import Runs, measured_timing
 from .median_intervals import median_interval, recorded_interval, recorded_medians
@@ -33,6 +36,7 @@ from .tables import BASELINE, REFERENCE, overhead_ratios
 ORDER_STATISTIC = "order-statistic"
 BOOTSTRAP = "percentile-bootstrap"  # the ratio's interval: statistics.ratio_of_medians
 IN_TREE = "reference allocators built in (allocator_kind in_tree: bump, eqclass, pool)"
+NOT_RANKED = " (non-conforming, not ranked)"  # after a non-conforming allocator's name in the figures
 
 
 @dataclass
@@ -50,10 +54,16 @@ class Cell:
     overhead: np.ndarray          # overhead_ratio per repetition (empty when invalid or absent)
     overhead_note: str = ""       # why there is no overhead
     ratio: dict = field(default_factory=dict)  # ratio_of_medians to the panel's reference
+    nonconforming: str = ""       # why it breaks malloc's contract ("" = it conforms): not ranked
 
     @property
     def in_tree(self) -> bool:
         return self.kind != "drop_in"
+
+    @property
+    def label(self) -> str:
+        """The allocator's name, with NOT_RANKED when it is non-conforming."""
+        return self.allocator + (NOT_RANKED if self.nonconforming else "")
 
 
 @dataclass
@@ -67,9 +77,10 @@ class Panel:
     cells: list[Cell]
 
     def sorted_by_ratio(self) -> list[Cell]:
-        """Cheapest first; cells without a ratio last, in panel order."""
+        """Cheapest first; cells without a ratio, then non-conforming ones (not ranked) last, in panel order."""
         key = [c.ratio.get("ratio", math.nan) for c in self.cells]
-        order = sorted(range(len(self.cells)), key=lambda i: (math.isnan(key[i]), 0 if math.isnan(key[i]) else key[i], i))
+        order = sorted(range(len(self.cells)), key=lambda i: (bool(self.cells[i].nonconforming), math.isnan(key[i]),
+                                                              0 if math.isnan(key[i]) else key[i], i))
         return [self.cells[i] for i in order]
 
     def cell(self, allocator: str) -> Cell | None:
@@ -106,6 +117,7 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
     rows = runs.cells[(runs.cells["run"] == run) & (runs.cells["workload"] == workload) & (runs.cells["allocator"] != BASELINE)]
     mode = rows["mode"].fillna("timing") if "mode" in rows else pd.Series("timing", index=rows.index)
     recorded = recorded_medians(runs)
+    nonconforming = safety.nonconforming_allocators(runs.documents[runs.run_names().index(run)])
     out = []
     for threads, group in rows.groupby("threads", sort=True):
         cells = []
@@ -123,7 +135,8 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
             overhead, note = overhead_ratios(good["overhead_ratio"].to_numpy() if "overhead_ratio" in good else [], reasons)
             kind = next((k for k in g.get("allocator_kind", pd.Series(dtype=object)).dropna()), "drop_in")
             cells.append(Cell(allocator, kind, values, _column(bad, column), float(np.median(values)), low, high, level,
-                              method, overhead, note or ("" if overhead.size else "no overhead_ratio recorded")))
+                              method, overhead, note or ("" if overhead.size else "no overhead_ratio recorded"),
+                              nonconforming=nonconforming.get(allocator, "")))
         if not cells:
             continue
         ref, why = choose_reference(cells, reference)

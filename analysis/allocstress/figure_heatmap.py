@@ -1,8 +1,8 @@
 """Allocator x workload heatmaps of one run, drawn when it ran several workloads: one column per
 (workload, threads) panel, one row per allocator (cheapest geometric mean of its ratios at the
-top), the colour the log2 of a ratio to the column's reference allocator on a diverging scale
-around 1 (blue cheaper or leaner, red costlier or fatter), every cell annotated; a cell that
-cannot be formed is grey and says n/a.
+top; non-conforming allocators last, not ranked, labelled so), the colour the log2 of a ratio to
+the column's reference allocator on a diverging scale around 1 (blue cheaper or leaner, red
+costlier or fatter), every cell annotated; a cell that cannot be formed is grey and says n/a.
 
 - relative cost: the ratio of medians of the headline metric, annotated with its 95%
   percentile-bootstrap interval;
@@ -32,10 +32,17 @@ def _columns(panels: list[Panel]) -> list[str]:
 
 def _row_order(panels: list[Panel], ratios: dict) -> list[str]:
     names = list(dict.fromkeys(c.allocator for p in panels for c in p.cells))
+    unranked = {c.allocator for p in panels for c in p.cells if c.nonconforming}
     def key(name):
         g = st.geometric_mean([ratios[(i, name)] for i in range(len(panels)) if (i, name) in ratios])
-        return (math.isnan(g), g if not math.isnan(g) else 0.0)
+        return (name in unranked, math.isnan(g), g if not math.isnan(g) else 0.0)
     return sorted(names, key=key)
+
+
+def _labels(panels: list[Panel], rows: list[str]) -> list[str]:
+    """The rows' labels: each allocator's name, marked when it is non-conforming (Cell.label)."""
+    labels = {c.allocator: c.label for p in panels for c in p.cells}
+    return [labels.get(name, name) for name in rows]
 
 
 def _draw(grid: np.ndarray, notes: list[list[str]], rows: list[str], columns: list[str], title: str, colourbar: str,
@@ -80,7 +87,7 @@ def plot_cost_heatmap(panels: list[Panel], stem: str) -> str:
     references = ", ".join(sorted({p.reference_note for p in panels}))
     title = (f"run {panels[0].run}: headline cost relative to {references}\n"
              f"cells: ratio of medians [{percent(st.CONFIDENCE)} {BOOTSTRAP} interval]; rows: cheapest geometric mean first")
-    return _draw(grid, notes, rows, columns, title, "cost / the reference's (log scale)", stem)
+    return _draw(grid, notes, _labels(panels, rows), columns, title, "cost / the reference's (log scale)", stem)
 
 
 def plot_overhead_heatmap(panels: list[Panel], stem: str) -> str:
@@ -105,4 +112,4 @@ def plot_overhead_heatmap(panels: list[Panel], stem: str) -> str:
     title = (f"run {panels[0].run}: memory overhead relative to the same reference\n"
              "cells: median overhead_ratio / the reference's (the allocator's own median overhead_ratio); "
              "n/a: no valid overhead")
-    return _draw(grid, notes, rows, columns, title, "overhead / the reference's (log scale)", stem)
+    return _draw(grid, notes, _labels(panels, rows), columns, title, "overhead / the reference's (log scale)", stem)

@@ -1,9 +1,10 @@
 """Memory overhead per workload: the production (drop-in) allocators and the in-tree reference
 allocators (bump, eqclass, pool: allocator_kind in_tree) in panels of their own, so that bump's
 40-57 does not flatten the production allocators' 1.3-1.8 into one line.  One row per allocator
-(leanest at the top, by its median over thread counts), one marker per thread count at the median
-overhead_ratio, whiskers its order-statistic interval; each panel log-scaled when its values span
-more than plots.LOG_SPAN.  Allocators without a valid overhead say n/a and why."""
+(leanest at the top, by its median over thread counts; non-conforming allocators last, not
+ranked), one marker per thread count at the median overhead_ratio, whiskers its order-statistic
+interval; each panel log-scaled when its values span more than plots.LOG_SPAN.  Allocators
+without a valid overhead say n/a and why."""
 
 from __future__ import annotations
 
@@ -29,21 +30,24 @@ def _overhead_stats(values: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _rows(panels: list[Panel], in_tree: bool) -> list[tuple[str, dict, str]]:
-    """(allocator, threads -> stats, n/a reason) of one panel group, leanest first."""
+    """(allocator's label, threads -> stats, n/a reason) of one panel group, leanest first, non-conforming last."""
     names = list(dict.fromkeys(c.allocator for p in panels for c in p.cells if c.in_tree == in_tree))
-    rows = []
+    rows, unranked = [], set()
     for name in names:
-        stats, reasons = {}, []
+        stats, reasons, label = {}, [], name
         for p in panels:
             c = p.cell(name)
             if c is None:
                 continue
+            label = c.label
+            if c.nonconforming:
+                unranked.add(label)
             if c.overhead.size:
                 stats[p.threads] = _overhead_stats(c.overhead)
             else:
                 reasons.append(f"{p.threads}t: {c.overhead_note}")
-        rows.append((name, stats, "; ".join(reasons)))
-    return sorted(rows, key=lambda r: (not r[1], float(np.median([s[0] for s in r[1].values()])) if r[1] else 0.0))
+        rows.append((label, stats, "; ".join(reasons)))
+    return sorted(rows, key=lambda r: (r[0] in unranked, not r[1], float(np.median([s[0] for s in r[1].values()])) if r[1] else 0.0))
 
 
 def _draw(ax, rows, threads: list[int], colours: dict, title: str) -> list[tuple[float, str]]:

@@ -1,7 +1,7 @@
 """Cost relative to a reference allocator, per workload: one panel per thread count, one
 horizontal bar per allocator from 1 (the reference) to its ratio of medians, cheapest at the top,
 whiskers the 95% percentile bootstrap of that ratio, the value and interval written beside the
-allocator's name; a log axis when the ratios span more than plots.LOG_SPAN.  A ratio that cannot
+allocator's name (non-conforming allocators last, not ranked: figure_data.NOT_RANKED); a log axis when the ratios span more than plots.LOG_SPAN.  A ratio that cannot
 be formed is drawn as 'n/a' with its reason."""
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ def _draw_panel(ax, panel: Panel, limits: list[float]) -> None:
     for y, c in enumerate(cells):
         r, lo, hi = c.ratio.get("ratio", math.nan), c.ratio.get("ci_low", math.nan), c.ratio.get("ci_high", math.nan)
         if c.allocator == panel.reference:
-            labels.append(f"{c.allocator}  1 (reference)")
+            labels.append(f"{c.label}  1 (reference)")
             ax.plot([1], [y], marker="|", markersize=14, color=REFERENCE_COLOUR)
             continue
-        labels.append(textwrap.fill(f"{c.allocator}  {ratio_text(c.ratio)}", LABEL_WIDTH, subsequent_indent="    "))
+        labels.append(textwrap.fill(f"{c.label}  {ratio_text(c.ratio)}", LABEL_WIDTH, subsequent_indent="    "))
         if math.isnan(r):  # the reason is in the label: nothing to draw
             continue
         ax.barh(y, r - 1, left=1, height=0.6, color=CHEAPER if r < 1 else COSTLIER)

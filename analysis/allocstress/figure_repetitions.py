@@ -1,5 +1,5 @@
 """Every repetition, per workload: one panel per thread count, one row per allocator (cheapest
-median at the top), each ok undisturbed repetition's headline value as a jittered point, the
+median at the top; non-conforming allocators last, not ranked), each ok undisturbed repetition's headline value as a jittered point, the
 median as a black tick and its interval as a bar (the record's own interval when the results have
 one, with its level and method; else the order-statistic interval), disturbed repetitions as grey
 crosses (left out of medians and intervals).  The spread of the points is part of the answer: two
@@ -22,7 +22,7 @@ SEED = 16      # fixed: the same file gives the same picture
 
 def _draw_panel(ax, panel: Panel, colours: dict, log: bool) -> None:
     rng = np.random.default_rng(SEED)
-    cells = sorted(panel.cells, key=lambda c: c.median)
+    cells = sorted(panel.cells, key=lambda c: (bool(c.nonconforming), c.median))  # non-conforming last: not ranked
     for y, c in enumerate(cells):
         ax.scatter(c.values, y + rng.uniform(-JITTER, JITTER, c.values.size), s=9, alpha=0.6, color=colours[c.allocator],
                    linewidths=0)
@@ -32,7 +32,7 @@ def _draw_panel(ax, panel: Panel, colours: dict, log: bool) -> None:
         if math.isfinite(c.low):
             ax.plot([c.low, c.high], [y, y], color="black", linewidth=3, alpha=0.45, solid_capstyle="butt")
         ax.plot([c.median], [y], marker="|", markersize=16, markeredgewidth=2, color="black")
-    ax.set_yticks(range(len(cells)), [f"{c.allocator} (n={c.values.size})" for c in cells], fontsize=8)
+    ax.set_yticks(range(len(cells)), [f"{c.label} (n={c.values.size})" for c in cells], fontsize=8)
     ax.set_ylim(len(cells) - 0.5, -0.5)
     if log:
         ax.set_xscale("log")

@@ -36,7 +36,8 @@ C++ aggregates summarise.  Columns, the headline ones first (HEAD_COLUMNS):
 Types: run, workload, allocator, mode, status and headline_metric are categoricals (categories in
 order of first appearance); numbers are int64 or float64 (NaN where a record has null or lacks the
 field); true/false fields are bool (pandas "boolean" where some record lacks them); text stays
-str objects."""
+str objects.  A file without records (`allocstress misuse`: only a `safety` section) gives no rows;
+the misuse battery's outcomes are allocstress.safety(...) (safety.py)."""
 
 from __future__ import annotations
 

@@ -154,3 +154,33 @@ def mark_warned_rows(headers: list[str], rows: list[list[str]], warned: set, run
             row[at["allocator"]] += WARNED
         out.append(row)
     return out
+
+
+NONCONFORMING = " (non-conforming)"  # appended to the allocator of a table row of a non-conforming allocator
+
+
+def mark_nonconforming_rows(headers: list[str], rows: list[list[str]], nonconforming: dict, run: str) -> list[list[str]]:
+    """`rows` (display rows) with NONCONFORMING after the allocator of every row whose (run,
+    allocator) is in `nonconforming` (safety.nonconforming_by_run); the row's run from its column
+    when the table has one, else `run`.  Marks already there (WARNED, " (baseline)") are kept."""
+    if "allocator" not in headers or not nonconforming:
+        return rows
+    at, run_at = headers.index("allocator"), headers.index("run") if "run" in headers else None
+    out = []
+    for row in rows:
+        name = row[at].replace(WARNED, "").replace(" (baseline)", "")
+        row = list(row)
+        if (row[run_at] if run_at is not None else run, name) in nonconforming:
+            row[at] += NONCONFORMING
+        out.append(row)
+    return out
+
+
+def nonconforming_note(nonconforming: dict, runs: set) -> str:
+    """The note under a table naming each non-conforming allocator of `runs` with its reason ('' when none)."""
+    items = [f"<li><b>{escape(allocator)}</b>" + (f" (run {escape(run)})" if len(runs) > 1 else "") + f": {escape(reason)}</li>"
+             for (run, allocator), reason in nonconforming.items() if run in runs]
+    if not items:
+        return ""
+    return ('<div class="warn"><p>Non-conforming allocators (marked' + escape(NONCONFORMING) + '): they break malloc\'s '
+            "contract, so they are measured but left out of every ranking:</p><ul>" + "".join(items) + "</ul></div>")

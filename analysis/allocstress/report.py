@@ -8,7 +8,11 @@ tables and, for the memory phases, RSS over time (workload_sections.py).  Replay
 allocstats series are drawn as memory over the trace, and their heap maps (replay --heap-map) as
 time x address images; traces given with --trace get a section of their own (summary, sizes,
 threads, live bytes, lifetimes).  Results with real-program records (a program workload P) get the fidelity
-table: how well each model ranks the allocators as the program does."""
+table: how well each model ranks the allocators as the program does.  Results with a `safety` section (the
+misuse battery: `allocstress misuse`, `matrix --misuse`) get the Safety section (safety_section.py);
+a file of the battery alone (no benchmark records) gets that section, its verdict and its machine, and
+the sections drawn from benchmark records say there are none.  Non-conforming allocators (safety.py)
+are marked in the summary table and left out of its ranking (the geometric means)."""
 
 from __future__ import annotations
 
@@ -19,9 +23,10 @@ import numpy as np
 import pandas as pd
 
 from . import fidelity, fidelity_section, figure_sections, geomean, memory_timelines, phase_series, profiles, soak_timelines, structures, tables, trace_plots, traces, workload_metrics, workload_sections
-from . import _core
+from . import _core, safety, safety_section
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
-from .html_parts import cell_warnings, mark_warned_rows, markdown_lines_html, warned_cells, warnings_html
+from .html_parts import cell_warnings, mark_nonconforming_rows, mark_warned_rows, markdown_lines_html, nonconforming_note
+from .html_parts import warned_cells, warnings_html
 from .loading import Runs, load_runs
 
 STYLE = """
@@ -31,7 +36,7 @@ table{border-collapse:collapse;font-size:.86em;margin:.6em 0}th,td{border:1px so
 th{background:#f0f0f0}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-left:4px solid #e0a000;padding:.4em 1em}
 code,pre{background:#f6f6f6;font-size:.85em}pre{padding:.6em;overflow-x:auto}figure{margin:1em 0}
 figcaption{font-size:.85em;color:#555}.legend{font-size:.85em;color:#444}img{max-width:100%}
-"""
+""" + safety_section.STYLE + "\n"
 
 
 def _machine_rows(ctx: dict) -> list[list[str]]:
@@ -64,7 +69,7 @@ def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
     others = cells[~cells["workload"].isin(list(shown_workloads))]
     if len(others):
         parts.append(warnings_html(cell_warnings(others), "Warnings of cells not in a table above"))
-    commands = [("matrix", ctx.get("command_line", "(not recorded)"))]
+    commands = [("matrix" if "plan" in ctx else "command", ctx.get("command_line", "(not recorded)"))]
     if "resumed" in ctx:
         commands.append(("resumed with", ctx["resumed"]["command_line"]))
     recorded = cells[(cells["allocator"] != tables.BASELINE) & cells["command"].notna()]
@@ -79,7 +84,8 @@ def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
 def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[str]:
     """The alloc-test comparison table (net of the void baseline), its geometric means and files."""
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(tables.to_markdown(table) + "\n" + tables.geomean_markdown(table) + "\n" + tables.columns_markdown())
+        f.write(tables.to_markdown(table) + "\n" + tables.nonconforming_markdown(table) + tables.geomean_markdown(table) + "\n"
+                + tables.columns_markdown())
     with open(os.path.join(out_dir, "summary.tex"), "w") as f:
         f.write(tables.to_latex(table))
     with open(os.path.join(out_dir, "summary.csv"), "w") as f:
@@ -87,11 +93,14 @@ def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[s
     headers, rows = tables.display_rows(table)
     warnings = cell_warnings(runs.cells, set(table["workload"]))
     rows = mark_warned_rows(headers, rows, warned_cells(warnings), table["run"].iloc[0], table["workload"].iloc[0])
+    nonconforming = table.attrs.get("nonconforming", {})
+    rows = mark_nonconforming_rows(headers, rows, nonconforming, table["run"].iloc[0])
     geo = tables.geomean_table(table)
     geo_headers, geo_rows = geomean.geomean_rows(geo, tables.REFERENCE)
     notes = tables.table_warnings(table)
     body = ["<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
-            f'<p class="legend">{_e(tables.LEGEND)}</p>', warnings_html(warnings)]
+            f'<p class="legend">{_e(tables.LEGEND)}</p>', nonconforming_note(nonconforming, set(table["run"])),
+            warnings_html(warnings)]
     if notes:
         body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
     body += ["<h3>Geometric mean over workloads and thread counts</h3>",
@@ -316,12 +325,18 @@ def _trace_section(number: int, trace: traces.Trace, replays: list[traces.Allocs
     return parts
 
 
+NO_RECORDS = ("No timing records: these results have no benchmark records (a file of the misuse battery alone, "
+              "`allocstress misuse`), so there are no timing tables or figures.")
+
+
 def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths: list[str] | tuple = ()) -> str:
     """Writes index.html and the table/figure files into out_dir; returns index.html's path.
     `trace_paths`: traces to analyse in sections of their own.  Every input is read before
     out_dir is created, so a bad results file or trace leaves no report folder behind
     (ResultsError, traces.TraceFormatError, OSError)."""
     runs = load_runs(paths)
+    safety.sections(runs)  # a damaged safety section fails here too
+    records = not runs.cells.empty  # a file of the misuse battery alone has none
     loaded_traces = [traces.load_trace(p) for p in trace_paths]
     # malformed allocstats or phase series, or workload_metrics, fail here: before any file is written
     replay_groups = traces.allocstats_groups(runs)
@@ -337,18 +352,22 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
         if verdict:
             title = "Verdict" + (f": {_e(run)}" if len(paths) > 1 else "")
             body.append(f"<h2>{title}</h2>" + markdown_lines_html(verdict))
+    if not records:
+        body.append(f"<p>{_e(NO_RECORDS)}</p>")
     if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
         body += _alloc_test_summary(table, runs, out_dir)
-    body += figure_sections.figures_section(runs, out_dir)
-    body += _structure_sections(runs, out_dir)
-    body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
-    body += _counts_sections(runs)
-    body += _memory_sections(runs)
-    # RSS and hugepage coverage over the phase, then per bin over the soaks
-    body += memory_timelines.timelines_section(runs, out_dir, soak_timelines.soak_parts(runs, out_dir))
-    body += fidelity_section.fidelity_section(fidelity_table, out_dir)
-    body += _profile_sections(runs)
-    body += _replay_sections(replay_groups, out_dir)
+    body += safety_section.safety_section(runs, out_dir)
+    if records:  # the sections drawn from benchmark records
+        body += figure_sections.figures_section(runs, out_dir)
+        body += _structure_sections(runs, out_dir)
+        body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
+        body += _counts_sections(runs)
+        body += _memory_sections(runs)
+        # RSS and hugepage coverage over the phase, then per bin over the soaks
+        body += memory_timelines.timelines_section(runs, out_dir, soak_timelines.soak_parts(runs, out_dir))
+        body += fidelity_section.fidelity_section(fidelity_table, out_dir)
+        body += _profile_sections(runs)
+        body += _replay_sections(replay_groups, out_dir)
     for number, trace in enumerate(loaded_traces, 1):
         body += _trace_section(number, trace, replay_groups, out_dir)
     shown = set(table["workload"]) | {t.workload for t in workload_tables}
@@ -356,7 +375,8 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
         body.append(_run_section(runs, run, shown))
     documented = (tables.COLUMNS if not table.empty else []) + (
         structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
-    body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
+    if documented:
+        body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
     body += workload_sections.columns_section(workload_tables)
     if fidelity_table is not None:
         body += ["<h3>Columns of the fidelity table (fidelity.csv)</h3>",

@@ -17,7 +17,7 @@ import math
 
 import pandas as pd
 
-from . import catalogue, geomean, latex_table, summary_display, table_model
+from . import catalogue, geomean, latex_table, safety, summary_display, table_model
 from . import statistics as st
 from .table_model import DisplayTable
 from .loading import Runs, measured_timing
@@ -123,10 +123,15 @@ def _median(values) -> float:
 
 
 def summary_table(runs: Runs) -> pd.DataFrame:
-    """The table over every ok, undisturbed repetition in `runs`, in the order cells first appear."""
+    """The table over every ok, undisturbed repetition in `runs`, in the order cells first appear.
+    `attrs["nonconforming"]`: (run, allocator) -> why it breaks malloc's contract
+    (safety.nonconforming_by_run); such allocators keep their rows but are left out of the ranking
+    (geomean_table)."""
     cells = runs.cells
     if cells.empty or "status" not in cells:
-        return pd.DataFrame(columns=COLUMN_NAMES)
+        table = pd.DataFrame(columns=COLUMN_NAMES)
+        table.attrs["nonconforming"] = {}
+        return table
     # alloc-test-like rows only: timing records of workloads with a void baseline
     ok = measured_timing(cells)
     ok = ok[ok["workload"].isin([w for w in ok["workload"].unique() if has_net_cost(w)])]
@@ -144,6 +149,7 @@ def summary_table(runs: Runs) -> pd.DataFrame:
                              recorded.get((run, workload, allocator, int(threads)))))
     table = pd.DataFrame(rows, columns=COLUMN_NAMES)
     table.attrs["values"] = values
+    table.attrs["nonconforming"] = safety.nonconforming_by_run(runs)  # (run, allocator) -> reason: never ranked
     return table
 
 
@@ -209,8 +215,31 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
 def geomean_table(table: pd.DataFrame) -> pd.DataFrame:
     """Per (run, allocator): geometric means of speed_vs_system and overhead_vs_system over the cells
     every allocator has, with bootstrap intervals, cheapest first (geomean.py); `attrs["left_out"]`
-    lists the cells and allocators left out and why."""
-    return geomean.geomean_table(table, BASELINE, REFERENCE)
+    lists the cells and allocators left out and why.  Non-conforming allocators
+    (table.attrs["nonconforming"]) are not ranked: left out, with their reason."""
+    nonconforming = table.attrs.get("nonconforming", {})
+    keys = list(zip(table["run"], table["allocator"]))
+    if not nonconforming:
+        return geomean.geomean_table(table, BASELINE, REFERENCE)
+    ranked = table[[key not in nonconforming for key in keys]]
+    ranked.attrs = dict(table.attrs)
+    geo = geomean.geomean_table(ranked, BASELINE, REFERENCE)
+    present = set(keys)
+    geo.attrs["left_out"] = [f"{run}: {allocator} is non-conforming ({reason}): not ranked"
+                             for (run, allocator), reason in nonconforming.items() if (run, allocator) in present
+                             ] + geo.attrs.get("left_out", [])
+    return geo
+
+
+def nonconforming_markdown(table: pd.DataFrame) -> str:
+    """The non-conforming allocators of the table's runs (attrs["nonconforming"]) with their reasons,
+    as Markdown lines followed by a blank line; '' when there are none."""
+    runs = set(table["run"])
+    lines = [f"- {allocator}" + (f" (run {run})" if len(runs) > 1 else "") + f": {reason}"
+             for (run, allocator), reason in table.attrs.get("nonconforming", {}).items() if run in runs]
+    if not lines:
+        return ""
+    return "Non-conforming allocators (they break malloc's contract: measured, left out of the ranking):\n" + "\n".join(lines) + "\n\n"
 
 
 def geomean_markdown(table: pd.DataFrame) -> str:

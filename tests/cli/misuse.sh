@@ -63,6 +63,23 @@ assert s["system"]["double-free"]["outcome"] == "detected" and "double free" in 
 assert s["scudo"]["double-free"]["outcome"] == "detected" and "Scudo ERROR" in s["scudo"]["double-free"]["message"], s["scudo"]["double-free"]
 EOF
 
+# compare: the same table twice is no change (exit 0); a lost detection is worse (exit 4).
+"$ALLOCSTRESS" compare "$T/default1.json" "$T/default2.json" >"$T/cmp.out" 2>&1 && pass || fail "compare of two equal batteries: $(tail -3 "$T/cmp.out")"
+/usr/bin/python3 - "$T/default2.json" "$T/lost.json" <<'EOF' || fail "could not write the edited file"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+system = next(a for a in doc["safety"]["allocators"] if a["allocator"] == "system")
+next(o for o in system["outcomes"] if o["case"] == "double-free").update(outcome="silent", message="")
+system["caught"] -= 1
+json.dump(doc, open(sys.argv[2], "w"))
+EOF
+"$ALLOCSTRESS" compare "$T/default1.json" "$T/lost.json" >"$T/cmp.out" 2>&1 && rc=0 || rc=$?
+[ "$rc" = 4 ] && grep -q "system, double-free: lost detection: detected → silent" "$T/cmp.out" && pass \
+  || fail "compare of a lost detection: exit $rc: $(grep -i -A2 safety "$T/cmp.out")"
+# report of a battery alone: the Safety section with the scores.
+"$ALLOCSTRESS" report "$T/default1.json" -o "$T/report" >/dev/null 2>"$T/err" && grep -q "caught [0-9]* of 22" "$T/report/index.html" \
+  && pass || fail "report of a misuse file: $(tail -1 "$T/err")"
+
 # --- conformance in a matrix ---------------------------------------------------------------------
 "$ALLOCSTRESS" matrix --allocators system,align8,misalign1 --add-allocator "align8=$ALIGN8_MALLOC" --add-allocator "misalign1=$MISALIGN1_MALLOC" \
   "${TINY[@]}" --reps 2 --no-counts --threads 1 -o "$T/conf.json" >"$T/conf.out" 2>"$T/err" || fail "matrix with the misaligning libraries: $(tail -1 "$T/err")"

@@ -238,7 +238,7 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.thp_mode = j.value("thp_mode", "");
     p.age = j.value("age", "");
     p.soak = j.value("soak", "");
-  p.misuse = j.value("misuse", false);
+    p.misuse = j.value("misuse", false);
     p.thp_variants = j.value("thp_variants", std::vector<std::string>{});
     for (const auto& sk : j.at("skipped"))
       p.skipped.push_back({sk.at("workload").get<std::string>(), sk.at("allocator").get<std::string>(), sk.at("reason").get<std::string>()});

@@ -158,7 +158,7 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
     if (a.kind == AllocatorKind::drop_in) {
       const DropInPreflight check = s.preload_check(a, plan.manifest, plan.cell_timeout_s);
       a.nonconforming = check.nonconforming;
-      const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;  // the caller says it
+      const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;
       if (!check.failure.empty()) {
         plan.excluded.push_back({a, "failed", (flag.empty() ? "" : flag + "; ") + "preload check failed: " + check.failure});
         continue;

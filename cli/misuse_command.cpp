@@ -5,10 +5,12 @@
 // or refused when named.
 #include "cli/misuse_command.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "allocators/allocator_catalog.hpp"
+#include "cli/name_checks.hpp"
 #include "platform/comma_list.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
@@ -38,12 +40,14 @@ std::vector<AllocatorSpec> chosen_allocators(const AllocatorCatalog& catalog, co
     }
     return out;
   }
+  check_allocator_names(catalog, names);  // "did you mean ...", as matrix says it
+  if (comma_separated(names).empty()) throw UsageError("--allocators '" + names + "' names no allocator (accepted: comma-separated names, or all)");
   for (const std::string& name : comma_separated(names)) {
     const AllocatorSpec* a = nullptr;
     try {
       a = &catalog.find(name);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+    } catch (const std::invalid_argument& e) {  // NAME=PATH: that is --add-allocator's
+      throw UsageError(std::string(e.what()) + " (add a library with --add-allocator NAME=/path/lib.so)");
     }
     if (a->kind != AllocatorKind::drop_in)
       throw UsageError("--allocators: '" + name + "' is an in-tree backend, not a malloc a program can call; the misuse battery runs drop-in allocators (see allocstress list)");
@@ -64,7 +68,15 @@ void MisuseCommand::add_to(CLI::App& app) {
   cmd->add_option("--manifest", manifest, "Allocator manifest (default: allocators/manifest.tsv)");
   cmd->add_option("--cases", cases, "Comma-separated cases to run (default: all; `allocstress-safety-probe list` names them)");
   cmd->add_option("--processes", processes, "Processes that sample the safety properties per allocator (0 = none)")->check(kWholeNumber)->default_val(30);
-  cmd->add_option("--timeout", timeout_s, "Seconds each process may run before it counts as a hang")->check(CLI::Range(0.1, 3600.0))->default_val(5);
+  cmd->add_option("--timeout", timeout_s, "Seconds each process may run before it counts as a hang, in [0.1, 3600]")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            return end != text.c_str() && *end == '\0' && v >= 0.1 && v <= 3600 ? std::string() : "'" + text + "' is not a number of seconds in [0.1, 3600]";
+          },
+          "SECONDS"))
+      ->default_val(5);
   cmd->add_option("-o,--out", out, "Results file ending in .json (default out/misuse-<time>.json); the Markdown goes beside it as .md");
   cmd->add_flag("--force", force, "Overwrite an existing results file");
 }

@@ -110,7 +110,9 @@ grep -q '^- \*\*jemalloc\*\*: detects [0-9]* of 22; [0-9.]*× system.s cost' "$T
 # --- bad input ------------------------------------------------------------------------------------
 expect_error 2 "'pool' is an in-tree backend" -- "$ALLOCSTRESS" misuse --allocators pool -o "$T/x.json"
 expect_error 2 "unknown misuse case 'double-fre' (accepted: double-free," -- "$ALLOCSTRESS" misuse --allocators system --cases double-fre -o "$T/x.json"
-expect_error 2 "nosuch" -- "$ALLOCSTRESS" misuse --allocators nosuch -o "$T/x.json"
+expect_error 2 "unknown allocator 'jemallc': did you mean jemalloc?" -- "$ALLOCSTRESS" misuse --allocators jemallc -o "$T/x.json"
+expect_error 2 "add a library with --add-allocator" -- "$ALLOCSTRESS" misuse --allocators system,foo=/no/lib.so -o "$T/x.json"
+expect_error 2 "--timeout: 'abc' is not a number of seconds in [0.1, 3600]" -- "$ALLOCSTRESS" misuse --allocators system --timeout abc -o "$T/x.json"
 expect_error 2 "must end in .json" -- "$ALLOCSTRESS" misuse --allocators system -o "$T/x.txt"
 expect_error 2 "--timeout" -- "$ALLOCSTRESS" misuse --allocators system --timeout 0 -o "$T/x.json"
 expect_error 2 "--processes" -- "$ALLOCSTRESS" misuse --allocators system --processes -3 -o "$T/x.json"

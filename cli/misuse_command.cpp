@@ -5,6 +5,7 @@
 // or refused when named.
 #include "cli/misuse_command.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -27,7 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<AllocatorSpec> chosen_allocators(const AllocatorCatalog& catalog, const std::string& names) {
+// `added`: --add-allocator texts; their allocators run whatever --allocators says, as in matrix.
+std::vector<AllocatorSpec> chosen_allocators(const AllocatorCatalog& catalog, const std::string& names, const std::vector<std::string>& added) {
   std::vector<AllocatorSpec> out;
   if (names.empty() || names == kAllAllocators) {
     for (const auto& a : catalog.all()) {
@@ -41,8 +43,11 @@ std::vector<AllocatorSpec> chosen_allocators(const AllocatorCatalog& catalog, co
     return out;
   }
   check_allocator_names(catalog, names);  // "did you mean ...", as matrix says it
-  if (comma_separated(names).empty()) throw UsageError("--allocators '" + names + "' names no allocator (accepted: comma-separated names, or all)");
-  for (const std::string& name : comma_separated(names)) {
+  std::vector<std::string> wanted = comma_separated(names);
+  if (wanted.empty()) throw UsageError("--allocators '" + names + "' names no allocator (accepted: comma-separated names, or all)");
+  for (const std::string& text : added)
+    if (const std::string name = text.substr(0, text.find('=')); std::find(wanted.begin(), wanted.end(), name) == wanted.end()) wanted.push_back(name);
+  for (const std::string& name : wanted) {
     const AllocatorSpec* a = nullptr;
     try {
       a = &catalog.find(name);
@@ -83,7 +88,7 @@ void MisuseCommand::add_to(CLI::App& app) {
 
 int MisuseCommand::execute(const std::string& command_line) {
   const AllocatorCatalog catalog = load_catalog(manifest, added);
-  const std::vector<AllocatorSpec> chosen = chosen_allocators(catalog, allocators);
+  const std::vector<AllocatorSpec> chosen = chosen_allocators(catalog, allocators, added);
   if (chosen.empty()) throw UsageError("no drop-in allocator can run here (see allocstress list)");
   const fs::path results = out.empty() ? fs::path("out") / ("misuse-" + file_time_stamp() + ".json") : fs::path(out);
   if (out.empty()) fs::create_directories("out");

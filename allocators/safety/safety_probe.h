@@ -1,6 +1,7 @@
 /* The safety probe's shared parts (allocstress-safety-probe: safety_probe.c the modes and the
- * protocol, safety_cases.c and safety_calls.c the misuse cases, safety_checks.c conformance,
- * safety_samples.c properties).
+ * protocol, safety_output.c its lines and the allocator's entry points, safety_phases.c case
+ * mode's steps, targets, fault handler and outcome, safety_cases.c and safety_calls.c the misuse
+ * cases, safety_checks.c conformance, safety_samples.c properties).
  *
  * Model: the probe runs under a malloc that may be broken or hostile, so it never uses stdio,
  * locale or anything else that could allocate behind its back; it writes each line with one
@@ -46,6 +47,10 @@ void line_errno(struct line* l, int e); /* ENOMEM, EINVAL, ... or the number; "0
 void line_emit(struct line* l, int fd);  /* appends the newline and writes */
 void say(const char* s);                 /* one fixed line on stdout */
 
+/* safety_output.c: fill `heap` (dlsym, at start), and print "provider <realpath of malloc's object>". */
+void resolve_heap(void);
+void print_provider(void);
+
 /* Where the allocator's symbols come from: the object defining `name` as this process resolves
  * it (NULL when none does), and whether it is the object that defines malloc. */
 const char* symbol_object(const char* name);
@@ -58,6 +63,7 @@ void targets_clear(void);
 _Noreturn void outcome(const char* kind, const char* detail);
 _Noreturn void outcome_line(struct line* l); /* l already holds "outcome KIND detail..." */
 void install_alt_stack(int worker); /* per thread (main: 0, the one worker at a time: 1), static */
+void install_fault_handler(void);   /* case mode, before the case runs (safety_phases.c) */
 
 struct safety_case {
   const char* name;

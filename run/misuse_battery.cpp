@@ -64,12 +64,12 @@ void sample_properties(AllocatorSafety& out, const MisuseOptions& options) {
 
 AllocatorSafety battery_on(const AllocatorSpec& a, const std::vector<MisuseCase>& cases, const MisuseOptions& options) {
   AllocatorSafety out{a};
-  const ChildOutcome conformance = run_probe(&a, {"conformance"}, options.timeout_s);
-  if (const std::string bad = provider_mismatch(a, conformance); !bad.empty()) {
-    out.not_run = bad;
+  const ConformanceCheck conformance = run_conformance_check(a, options.timeout_s);
+  if (!conformance.preload_not_taken.empty()) {
+    out.not_run = conformance.preload_not_taken;
     return out;
   }
-  out.nonconforming = conformance_failure(conformance, options.timeout_s);
+  out.nonconforming = conformance.failure;
   for (const MisuseCase& c : cases) {
     if (interrupted()) return out;
     const ChildOutcome run = run_probe(&a, {"case", c.name}, options.timeout_s);
@@ -111,9 +111,11 @@ std::vector<MisuseCase> select_misuse_cases(const std::vector<std::string>& name
 
 ConformanceCheck run_conformance_check(const AllocatorSpec& a, double timeout_s) {
   const ChildOutcome run = run_probe(&a, {"conformance"}, timeout_s);
-  if (!run.succeeded() && run.out.find("\nfail ") == std::string::npos) return {conformance_failure(run, timeout_s), true};
-  if (!provider_mismatch(a, run).empty()) return {};
-  return {conformance_failure(run, timeout_s), false};
+  ConformanceCheck c;
+  c.preload_not_taken = provider_mismatch(a, run);
+  c.ended_early = !run.succeeded() && run.out.find("\nfail ") == std::string::npos;
+  if (c.ended_early || c.preload_not_taken.empty()) c.failure = conformance_failure(run, timeout_s);
+  return c;
 }
 
 SafetyReport run_misuse_battery(const std::vector<AllocatorSpec>& allocators, const std::vector<MisuseCase>& cases,

@@ -50,11 +50,13 @@ std::vector<MisuseCase> select_misuse_cases(const std::vector<std::string>& name
 
 // The conformance check of `allocator` in a fresh process: `failure` "" when it conforms, else
 // why not; `ended_early` when it crashed or hung before its verdict (the failure then says where).
-// When malloc does not resolve into the allocator's library there (the preload did not take),
-// the failure is "" and is left to the preload check, which says it better.
+// `preload_not_taken`: malloc did not resolve into the allocator's library there (one line
+// saying where it came from); the failure of a check that ran to its end is then "", left to the
+// preload check, which says it better.
 struct ConformanceCheck {
   std::string failure;
   bool ended_early = false;
+  std::string preload_not_taken;
 };
 ConformanceCheck run_conformance_check(const AllocatorSpec& allocator, double timeout_s);
 

@@ -156,7 +156,8 @@ nlohmann::json to_json(const SafetyReport& report) {
     allocators.push_back(std::move(entry));
   }
   nlohmann::json classes = nlohmann::json::array();
-  for (MisuseOutcome o : kAllOutcomes) classes.push_back({{"name", outcome_name(o)}, {"symbol", outcome_symbol(o)}, {"meaning", outcome_meaning(o)}});
+  for (MisuseOutcome o : kAllOutcomes)
+    classes.push_back({{"name", outcome_name(o)}, {"symbol", outcome_symbol(o)}, {"meaning", outcome_meaning(o)}, {"caught", is_caught(o)}});
   return {{"probe", kProbeName},
           {"outcome_classes", classes},
           {"timeout_s", report.options.timeout_s},

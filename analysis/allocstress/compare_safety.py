@@ -106,7 +106,7 @@ def compare_sections(a: dict | None, b: dict | None, names: list[str]) -> Safety
         oa, ob = sf.outcomes_of(a, allocator), sf.outcomes_of(b, allocator)
         for case in [c for c in oa if c in ob]:
             out.compared += 1
-            caught_a, caught_b = sf.is_caught(oa[case]), sf.is_caught(ob[case])
+            caught_a, caught_b = sf.is_caught(a, oa[case]), sf.is_caught(b, ob[case])
             if caught_a == caught_b:
                 continue
             if scored.get(case, True) and scored_b.get(case, True):

@@ -13,7 +13,7 @@ The section (written by C++, read here as it is; no figure it carries is recompu
                    scored cases caught of those run: C++'s figures), properties ({processes,
                    address_entropy_bits, placement_entropy_bits, guard_page {bytes: what}, inline_metadata}
                    or {"n/a": reason})}]
-A case is caught when its outcome is one of CAUGHT ("detected", "error returned").
+A case is caught when its outcome class says `caught` (C++ owns that rule: detected and error returned).
 
 A non-conforming allocator (it breaks malloc's contract, e.g. misaligned blocks) is measured but
 left out of every ranking: nonconforming_allocators() names them from the records' `nonconforming`,
@@ -27,7 +27,6 @@ import pandas as pd
 
 from .loading import ResultsError, Runs, load_runs
 
-CAUGHT = ("detected", "error returned")
 NOT_RUN_SYMBOL = "–"  # a case with no outcome for the allocator (the battery did not run it)
 FRAME_COLUMNS = ["run", "allocator", "case", "group", "scored", "outcome", "symbol", "caught", "detail", "message"]
 SCORE_COLUMNS = ["run", "allocator", "caught", "scored", "conforming", "nonconforming", "not_run"]
@@ -35,9 +34,9 @@ PROPERTY_COLUMNS = ["run", "allocator", "processes", "address_entropy_bits", "pl
                     "inline_metadata", "n/a"]
 
 
-def is_caught(outcome) -> bool:
-    """Whether an outcome name counts as caught (detected, or refused with an error)."""
-    return outcome in CAUGHT
+def is_caught(safety: dict, outcome) -> bool:
+    """Whether an outcome name counts as caught, as the section's outcome classes say."""
+    return any(c.get("name") == outcome and c.get("caught") is True for c in safety.get("outcome_classes", []))
 
 
 def section(document: dict, name: str = "results") -> dict | None:
@@ -85,7 +84,7 @@ def allocators(safety: dict) -> list[str]:
 def outcome_rows(safety: dict) -> list[dict]:
     """One row per allocator x case of the section (allocators, then cases, in its order):
     allocator, case, group, scored, outcome (None where the allocator has no outcome for the case),
-    symbol (NOT_RUN_SYMBOL then), caught (the outcome is in CAUGHT; counted only where scored),
+    symbol (NOT_RUN_SYMBOL then), caught (is_caught; counted only where scored),
     detail and message (the allocator's own words, arbitrary text; "" when absent)."""
     marks, listed = symbols(safety), cases(safety)
     rows = []
@@ -96,7 +95,7 @@ def outcome_rows(safety: dict) -> list[dict]:
             outcome = o.get("outcome")
             rows.append({"allocator": a["allocator"], "case": c["name"], "group": c["group"], "scored": c["scored"],
                          "outcome": outcome, "symbol": marks.get(outcome, "?") if outcome is not None else NOT_RUN_SYMBOL,
-                         "caught": is_caught(outcome), "detail": str(o.get("detail") or ""),
+                         "caught": is_caught(safety, outcome), "detail": str(o.get("detail") or ""),
                          "message": str(o.get("message") or "")})
     return rows
 

@@ -49,7 +49,8 @@ def battery(**overrides):
     hoard = {"allocator": "hoard", "conforming": None, "not_run": "the preload did not take", "caught": 0, "scored": 0,
              "outcomes": [], "properties": {"n/a": "the preload did not take"}}
     section = {"probe": "allocstress-safety-probe", "timeout_s": 5, "property_processes": 30, "elapsed_s": 21.3,
-               "outcome_classes": [{"name": n, "symbol": s, "meaning": f"meaning of {n}"} for n, s in CLASSES],
+               "outcome_classes": [{"name": n, "symbol": s, "meaning": f"meaning of {n}", "caught": n in ("detected", "error returned")}
+                                   for n, s in CLASSES],
                "cases": [{"name": n, "group": g, "description": f"Does {n}.", "scored": sc} for n, g, sc in CASES],
                "allocators": [system, jemalloc, hoard]}
     section.update(overrides)

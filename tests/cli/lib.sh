@@ -49,3 +49,18 @@ TINY=(--slots 65536 --iterations 200000 --max-size-exp 12)
 # every command's options: 21,042 mallocs for `allocstress list` on 2026-11-27 (the threshold was
 # 20,000 until then, when four new options pushed start-up past it).
 export ALLOCSTRESS_TEST_FAULT_AFTER=50000
+
+# skip_part PART REASON: a part of this script cannot run here.  Recorded as cli.SCRIPT:PART with
+# its reason (tests/skip_policy.py): under CI=true, scripts/run-tests.sh fails unless
+# tests/skips.allowed lists it.  Never for what scripts/setup-deps.sh installs: fail instead.
+skip_part() {
+  /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../skip_policy.py" record "cli.$(basename "$0" .sh):$1" "$2"
+}
+
+# without_dac CMD...: runs CMD without the capabilities that let root ignore permission bits
+# (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), the same user otherwise: the permission checks a user
+# meets are tested under root too (CI runs as root).  Files stay readable: root owns them.
+without_dac() {
+  if [ "$(id -u)" != 0 ]; then "$@"; return; fi
+  setpriv --bounding-set=-dac_override,-dac_read_search --inh-caps=-dac_override,-dac_read_search "$@"
+}

@@ -42,6 +42,8 @@ if [ -n "$(command -v sbatch)" ] && [ -n "$(command -v scontrol)" ] && [ -n "$(c
   expect_error 2 "which does not exist" -- env SLURM_CONF="$T/none.conf" "$ALLOCSTRESS" matrix "${R[@]}" --backend slurm --results-dir "$T/d"
   printf 'ClusterName=none\nSlurmctldHost=localhost\nSlurmctldPort=1\nNodeName=localhost\nPartitionName=p Nodes=localhost\n' >"$T/slurm.conf"
   expect_error 2 "controller is unreachable" -- env SLURM_CONF="$T/slurm.conf" "$ALLOCSTRESS" matrix "${R[@]}" --backend slurm --results-dir "$T/d"
+else
+  skip_part slurm-client "sbatch, scontrol or squeue is not on PATH (Debian slurm-wlm, which scripts/setup-deps.sh installs)"
 fi
 expect_error 2 "does not exist" -- "$ALLOCSTRESS" slurm status "$T/missing"
 expect_error 2 "slurm needs a command (accepted: submit, status, merge, run-cell" -- "$ALLOCSTRESS" slurm

@@ -5,8 +5,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import skip_policy  # noqa: E402  (tests/skip_policy.py: the skip check of scripts/run-tests.sh)
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 GOLDEN = os.path.abspath(os.path.join(DATA, "golden-tiny.json"))
@@ -68,3 +72,12 @@ def bench_files(tmp_path_factory):
         assert done.returncode == 0, f"bench: exit {done.returncode}: {done.stderr[-3000:]}"
         paths.append(path)
     return paths
+
+
+def pytest_runtest_logreport(report):
+    """Every skipped test is recorded for the skip check of scripts/run-tests.sh (tests/skip_policy.py):
+    under CI=true a skip not listed in tests/skips.allowed fails the run, naming the test."""
+    if not report.skipped or getattr(report, "wasxfail", None) is not None:
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    skip_policy.record("python:" + report.nodeid.split("/")[-1], reason.removeprefix("Skipped: "))

@@ -127,7 +127,7 @@ if command -v gcc > /dev/null; then
   done
   grep -q "cut short\|tracing stopped" "$T/gcct.err" && fail "trace gcc: $(cat "$T/gcct.err")" || pass
 else
-  echo "note: gcc not installed, its check skipped"
+  skip_part gcc "gcc is not installed (scripts/setup-deps.sh installs g++)"
 fi
 # A Python script using subprocess (vfork+exec in Python 3.11), every object from malloc.
 cat > "$T/sub.py" <<'PY'

@@ -4,6 +4,7 @@
 #include "platform/thp_mode.hpp"
 
 #include <gtest/gtest.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -208,19 +209,44 @@ TEST(ThpModeSetting, RepairLeavesALiveRunAloneAndRefusesMalformedFiles) {
   EXPECT_THROW(restore_thp_mode_left_by_crashed_run(fake.dir, fake.state()), std::runtime_error);
 }
 
-TEST(ThpModeSetting, WithoutRootSetIsRefusedAndLeavesNothing) {
-  if (can_set_system_thp_mode()) GTEST_SKIP() << "runs only without permission to write " << kThpDir / "enabled";
-  FakeThpDir state_dir;
-  ThpModeSetting setting(kThpDir, state_dir.state());
+// Without permission to write the real file, set() refuses with "needs root" and leaves no state.
+// As root the case runs in a child that has dropped to uid/gid 65534 (nobody), so that the refusal
+// is tested on every run, CI's included (root would otherwise only ever see the success path).
+// The child reports through its exit status: 0 refused as expected, 1 set() succeeded, 2 another
+// message, 3 changed() after the refusal, 4 a state file written, 5 no THP here, 6 cannot drop root.
+int refuse_without_root(const fs::path& state) {
+  ThpModeSetting setting(kThpDir, state);
   const auto now = system_thp_mode();
-  if (!now) GTEST_SKIP() << "no THP here";
+  if (!now) return 5;
   try {
     setting.set(*now == ThpMode::always ? ThpMode::never : ThpMode::always);
-    FAIL() << "set() succeeded without permission";
+    return 1;
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("needs root"), std::string::npos) << e.what();
+    if (std::string(e.what()).find("needs root") == std::string::npos) return 2;
   }
-  EXPECT_FALSE(setting.changed());
+  if (setting.changed()) return 3;
+  return fs::exists(state) ? 4 : 0;
+}
+
+TEST(ThpModeSetting, WithoutRootSetIsRefusedAndLeavesNothing) {
+  FakeThpDir state_dir;
+  if (::geteuid() != 0) {
+    ASSERT_FALSE(can_set_system_thp_mode());
+    EXPECT_EQ(refuse_without_root(state_dir.state()), 0);
+    return;
+  }
+  ASSERT_EQ(::chown(state_dir.dir.c_str(), 65534, 65534), 0);  // the child may look inside it
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const gid_t nogroup = 65534;
+    if (::setgroups(1, &nogroup) != 0 || ::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(6);
+    ::_exit(can_set_system_thp_mode() ? 1 : refuse_without_root(state_dir.state()));
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "wait status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1 set() succeeded, 2 another message, 3 changed(), 4 a state file, 5 no THP here, 6 cannot drop root";
   EXPECT_FALSE(fs::exists(state_dir.state()));
 }
 

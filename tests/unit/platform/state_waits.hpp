@@ -3,14 +3,13 @@
 // that only stops a hang -- it never decides a test that would pass given time.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,11 +33,21 @@ bool wait_until(Condition done, std::chrono::steady_clock::duration bound = kHan
   return true;
 }
 
+// The whole of a /proc file, "" when it cannot be read: the process may exit between the listing
+// and the read, or during it (a read then fails with ESRCH; std::ifstream would throw).
+inline std::string proc_file(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[4096];
+  for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, std::size_t(got));
+  ::close(fd);
+  return text;
+}
+
 // The state letter of /proc/<pid>/stat ('R', 'S', 'Z', ...), or '\0' once the pid is gone.
 inline char process_state(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return '\0';
+  const std::string line = proc_file("/proc/" + std::to_string(pid) + "/stat");
   const auto close = line.rfind(')');
   return close == std::string::npos || close + 2 >= line.size() ? '\0' : line[close + 2];
 }
@@ -52,10 +61,10 @@ inline std::vector<pid_t> processes_running(const std::vector<std::string>& argv
   for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string dir = e.path().filename().string();
     if (dir.empty() || dir.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const pid_t pid = pid_t(std::stol(dir));
-    if (cmdline == want && process_state(pid) != 'Z' && process_state(pid) != '\0') out.push_back(pid);
+    if (proc_file("/proc/" + dir + "/cmdline") != want) continue;
+    const char state = process_state(pid);
+    if (state != 'Z' && state != '\0') out.push_back(pid);
   }
   return out;
 }

@@ -117,14 +117,16 @@ inline std::uint64_t steady_now_ns() {
 }
 
 // Workers that soak together (the contract above): the decision of the round barrier, taken by
-// its completion step for every worker alike.
+// its completion step for every worker alike: one more round while no round failed and the
+// deadline (on `now_ns`'s clock: the steady clock; a test passes its own) has not passed.
 template <class Worker>
 concept SoaksTogether = requires { requires Worker::kSoakRoundsTogether; };
 struct SoakRoundDecision {
   const std::uint64_t* deadline_ns;
   const std::atomic<bool>* failed;
   bool* go_on;
-  void operator()() noexcept { *go_on = !failed->load() && steady_now_ns() < *deadline_ns; }
+  std::uint64_t (*now_ns)() = steady_now_ns;
+  void operator()() noexcept { *go_on = !failed->load() && now_ns() < *deadline_ns; }
 };
 
 inline std::uint64_t thread_cpu_now_ns() {
@@ -149,7 +151,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
   std::atomic<bool> soak_failed{false};
   bool soak_go_on = false;
   std::optional<std::barrier<SoakRoundDecision>> soak_rounds;  // workers that soak together
-  if constexpr (SoaksTogether<Worker>) soak_rounds.emplace(std::ptrdiff_t(n), SoakRoundDecision{&soak_deadline_ns, &soak_failed, &soak_go_on});
+  if constexpr (SoaksTogether<Worker>) soak_rounds.emplace(std::ptrdiff_t(n), SoakRoundDecision{&soak_deadline_ns, &soak_failed, &soak_go_on, steady_now_ns});
   const bool sample_hugepages = !counting_measured_phase() && !marking_measured_phase() && !hooks.inline_single_worker;
   // The main thread's readings after barriers 1 ("ready"), 3 ("done") and 5 ("released").
   auto main_step = [&](int barrier) {

@@ -186,7 +186,7 @@ bool ProgramStudy::study_program(const std::string& name, const std::vector<Prog
 }
 
 int ProgramStudy::finish() {
-  if (parts_.empty()) throw UsageError("nothing was measured: " + json_text(info_, 0));
+  if (parts_.empty()) throw UsageError("nothing was measured: " + json_text(info_));  // one line
   Json merged = merge_results(parts_);
   merged["context"]["programs"] = info_;
   merged["context"]["command_line"] = command_line_;

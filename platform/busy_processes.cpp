@@ -6,24 +6,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
 
 namespace allocstress {
 
-namespace {
-
-struct Sample {
-  std::string name;
-  unsigned long long ticks;  // utime + stime, in clock ticks
-  int ppid;
-};
-
-// pid -> sample for every readable /proc/<pid>/stat.
-std::map<int, Sample> snapshot() {
-  std::map<int, Sample> out;
+ProcessSnapshot snapshot_processes() {
+  ProcessSnapshot out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string dir = e.path().filename().string();
@@ -45,27 +35,32 @@ std::map<int, Sample> snapshot() {
   return out;
 }
 
-}  // namespace
-
-std::vector<BusyProcess> busy_processes(int window_ms, double min_percent) {
-  const auto before = snapshot();
-  std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
-  const auto after = snapshot();
-  std::set<int> ours;  // this process and its ancestors (the shell, CI runner) do not count
-  for (int pid = getpid(); pid > 1 && ours.insert(pid).second;) {
+std::vector<BusyProcess> busy_between(const ProcessSnapshot& before, const ProcessSnapshot& after, double seconds, int self,
+                                      double min_percent, double ticks_per_second) {
+  std::set<int> ours;  // `self` and its ancestors do not count
+  for (int pid = self; pid > 1 && ours.insert(pid).second;) {
     const auto it = after.find(pid);
     if (it == after.end()) break;
     pid = it->second.ppid;
   }
-  const double ticks_per_s = double(sysconf(_SC_CLK_TCK));
   std::vector<BusyProcess> out;
+  if (seconds <= 0) return out;
   for (const auto& [pid, a] : after) {
     const auto b = before.find(pid);
     if (b == before.end() || ours.count(pid) || a.ticks < b->second.ticks) continue;
-    const double percent = double(a.ticks - b->second.ticks) / ticks_per_s / (window_ms / 1000.0) * 100.0;
+    const double percent = double(a.ticks - b->second.ticks) / ticks_per_second / seconds * 100.0;
     if (percent >= min_percent) out.push_back({pid, a.name, percent});
   }
   return out;
+}
+
+std::vector<BusyProcess> busy_processes(int window_ms, double min_percent) {
+  const auto before = snapshot_processes();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(window_ms));
+  const auto after = snapshot_processes();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return busy_between(before, after, seconds, int(getpid()), min_percent, double(sysconf(_SC_CLK_TCK)));
 }
 
 }  // namespace allocstress

@@ -279,6 +279,11 @@ void HugepageSampler::run() {
   }
 }
 
+std::size_t HugepageSampler::readings_so_far() {
+  std::lock_guard lock(mutex_);
+  return summary_.readings;
+}
+
 HugepageSummary HugepageSampler::stop() {
   if (end_thread()) {
     double cost_s = 0;

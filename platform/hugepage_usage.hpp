@@ -126,6 +126,9 @@ class HugepageSampler {
   void start();
   // Ends the thread, takes a last reading and the mTHP counters, and summarises.
   HugepageSummary stop();
+  // Readings taken since start() (decimated ones included), read while the thread runs: what a
+  // caller waits on to know the sampler has got so far (the unit tests; a cell never waits).
+  std::size_t readings_so_far();
 
  private:
   void run();

@@ -13,19 +13,27 @@ record() {  # the fields this test reads from a run's record, one line
 import json, sys
 r = json.loads(sys.stdin.read().strip().splitlines()[-1])
 a = r.get('ageing') or {}
-print(r['status'], r['mode'], r.get('op_stream_hash'), a.get('survivors', '-'), a.get('corrupted_survivors', '-'), a.get('bytes', '-'), r.get('reason'))"
+print(r['status'], r['mode'], r.get('op_stream_hash'), a.get('survivors', '-'), a.get('corrupted_survivors', '-'), a.get('bytes', '-'),
+      a.get('blocks', '-'), r.get('reason'))"
 }
 
+# keep=0.5 spread: every second block in allocation order survives, so survivors are half the
+# blocks (rounded either way); the blocks fill the 4 MiB heap to within one block (16 KiB).
 for a in system jemalloc pool; do
-  read -r status mode hash survivors corrupted bytes _ < <("$ALLOCSTRESS" run --allocator $a "${TINY[@]}" --age 4M,keep=0.5 2>"$T/err" | record)
-  [ "$status $mode $corrupted" = "ok aged 0" ] && [ "$survivors" -gt 0 ] && [ "$bytes" -le 4194304 ] && [ "$bytes" -gt 4000000 ] && pass \
-    || fail "$a aged run: status $status mode $mode survivors $survivors corrupted $corrupted bytes $bytes: $(tail -1 "$T/err")"
+  read -r status mode hash survivors corrupted bytes blocks _ < <("$ALLOCSTRESS" run --allocator $a "${TINY[@]}" --age 4M,keep=0.5 2>"$T/err" | record)
+  [ "$status $mode $corrupted" = "ok aged 0" ] && [ "$blocks" -gt 0 ] && [ "$survivors" -ge $((blocks / 2)) ] && [ "$survivors" -le $(((blocks + 1) / 2)) ] \
+    && [ "$bytes" -le 4194304 ] && [ "$bytes" -gt $((4194304 - 16384)) ] && pass \
+    || fail "$a aged run: status $status mode $mode survivors $survivors of $blocks blocks, corrupted $corrupted, bytes $bytes: $(tail -1 "$T/err")"
   read -r fstatus fmode fhash _ < <("$ALLOCSTRESS" run --allocator $a "${TINY[@]}" 2>"$T/err" | record)
   [ "$fmode" = timing ] && [ "$fhash" = "$hash" ] && pass || fail "$a: the aged op stream $hash is not the fresh one's $fhash ($fmode)"
 done
-read -r status mode _ survivors _ < <("$ALLOCSTRESS" run --allocator system --workload fleet-profile --heap 4194304 --iterations 100000 --threads 2 \
+# pattern=random, keep 0.25: each block survives on its own draw, so survivors are Binomial(blocks,
+# 1/4) and, by Hoeffding, their share is within sqrt(ln(2/P) / (2 blocks)) of 1/4 at P = 1e-6 (0.04
+# for the ~4,400 blocks of 64..4K here).
+read -r status mode _ survivors _ _ blocks _ < <("$ALLOCSTRESS" run --allocator system --workload fleet-profile --heap 4194304 --iterations 100000 --threads 2 \
   --age 4M,pattern=random,sizes=64..4K 2>"$T/err" | record)
-[ "$status $mode" = "ok aged" ] && [ "$survivors" -gt 0 ] && pass || fail "fleet-profile aged at 2 threads: $status $mode $survivors: $(tail -1 "$T/err")"
+[ "$status $mode" = "ok aged" ] && /usr/bin/python3 -c "import math, sys; n, k = $blocks, $survivors; sys.exit(0 if abs(k / n - 0.25) <= math.sqrt(math.log(2e6) / (2 * n)) else 1)" \
+  && pass || fail "fleet-profile aged at 2 threads: $status $mode, $survivors survivors of $blocks blocks: $(tail -1 "$T/err")"
 
 out="$T/aged"
 "$ALLOCSTRESS" matrix --out "$out.json" "${TINY[@]}" --allocators system,jemalloc --threads 1 --reps 3 --no-counts --age 4M \
@@ -60,9 +68,9 @@ read -r status mode _ survivors _ < <("$ALLOCSTRESS" run --cell "$T/cell.json" 2
 [ "$status $mode" = "ok aged" ] && pass || fail "run --cell of the aged entry: $status $mode: $(tail -1 "$T/err")"
 grep -q -- "--age 4M,keep=0.5" "$T/command" && pass || fail "the aged entry's command lacks --age: $(cat "$T/command")"
 
-expect_error 2 "accepted: HEAP[,keep=F]" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --age lots
+expect_error 2 "--age 'lots': the heap 'lots' is not a byte count (accepted: HEAP[,keep=F]" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --age lots
 expect_error 2 "keep=2 is not in [0, 1)" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --age 4M,keep=2
 expect_error 2 "--age applies to alloc-test and fleet-profile" -- "$ALLOCSTRESS" run --allocator system --workload bintree --age 4M
-expect_error 2 "this matrix has none of them" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --workload bintree --age 4M
-expect_error 2 "are separate runs" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --age 4M --counts
+expect_error 2 "--age applies to alloc-test and fleet-profile (workloads that draw sizes), and this matrix has none of them" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --workload bintree --age 4M
+expect_error 2 "--profile, --cache-sim, --counts, --age, --thp and --soak are separate runs: pass one of them" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --age 4M --counts
 finish

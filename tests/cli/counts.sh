@@ -197,7 +197,7 @@ PY
 expect_error 2 "--counts runs alloc-test at 1 thread only, got 2 threads (accepted at N threads: xthread and larson" \
   -- "$ALLOCSTRESS" run --allocator system --counts --threads 2
 expect_error 2 "its deterministic figures come from --cache-sim" -- "$ALLOCSTRESS" run --allocator system --counts --workload bintree
-expect_error 2 "--counts applies to" -- "$ALLOCSTRESS" run --allocator system --counts --workload phase-ramp
+expect_error 2 "--counts applies to alloc-test, xthread, larson, lifetime, fleet-profile, replay, fitted and program, not to phase-ramp" -- "$ALLOCSTRESS" run --allocator system --counts --workload phase-ramp
 expect_error 2 "--counts-iterations applies to --counts runs only" -- "$ALLOCSTRESS" run --allocator system --counts-iterations 5
 expect_error 2 "--counts-iterations must be at least 1, got 0" -- "$ALLOCSTRESS" run --allocator system --counts --counts-iterations 0
 expect_error 2 "--profile, --cache-sim, --counts, --age, --thp and --soak are separate runs" -- "$ALLOCSTRESS" run --allocator system --counts --cache-sim
@@ -205,6 +205,6 @@ expect_error 2 "this matrix has no 1-thread cells" -- "$ALLOCSTRESS" matrix --co
 expect_error 2 "--counts and --no-counts contradict" -- "$ALLOCSTRESS" matrix --counts --no-counts --out "$T/x.json"
 expect_error 2 "--counts-iterations must be at least 1, got 0" -- "$ALLOCSTRESS" matrix --counts-iterations 0 --out "$T/x.json"
 expect_error 2 "--counts-iterations applies to runs with the counts tier" -- "$ALLOCSTRESS" matrix --no-counts --counts-iterations 5 --out "$T/x.json"
-expect_error 2 "--counts applies to" -- "$ALLOCSTRESS" matrix --counts --workload false-sharing-active --out "$T/x.json"
+expect_error 2 "(the data structures through their cache simulation), not to false-sharing-active" -- "$ALLOCSTRESS" matrix --counts --workload false-sharing-active --out "$T/x.json"
 [ ! -e "$T/x.json" ] && pass || fail "a refused matrix wrote its results file"
 finish

@@ -33,6 +33,8 @@ expect_error 2 "--fs-rounds applies to false-sharing-* only, not to larson" -- "
 [ "$rc" = 2 ] && [ "$(sed -n 1p "$T/err")" = "allocstress: warning: status is deprecated: write allocstress slurm status" ] &&
   grep -q "^allocstress: error: results directory $T/missing does not exist" "$T/err" && pass || fail "status alias: exit $rc: $(cat "$T/err")"
 "$ALLOCSTRESS" merge "$T/missing" -o "$T/x.json" >/dev/null 2>"$T/err" && rc=0 || rc=$?
-[ "$rc" = 2 ] && grep -q "merge is deprecated: write allocstress slurm merge" "$T/err" && pass || fail "merge alias: exit $rc: $(cat "$T/err")"
+[ "$rc" = 2 ] && [ "$(sed -n 1p "$T/err")" = "allocstress: warning: merge is deprecated: write allocstress slurm merge" ] &&
+  [ "$(sed -n 2p "$T/err")" = "allocstress: error: results directory $T/missing does not exist" ] && [ "$(grep -c '' "$T/err")" = 2 ] \
+  && pass || fail "merge alias: exit $rc: $(cat "$T/err")"
 rm -f "$T/err" "$T/out"
 finish

@@ -12,9 +12,13 @@ pass() { checks=$((checks + 1)); }
 
 # expect_error RC SUBSTRING -- COMMAND...: the command exits RC, writes exactly one line to
 # stderr containing SUBSTRING, nothing to stdout, and creates no file (results, journal) in $T.
-expect_error() {
-  local want_rc=$1 want_text=$2
-  shift 3
+# expect_error_matching RC ERE -- COMMAND...: the same, the line matching the extended regular
+# expression ERE (for a message with a figure of this machine's in it).
+expect_error() { _expect_error fixed "$@"; }
+expect_error_matching() { _expect_error regex "$@"; }
+_expect_error() {
+  local how=$1 want_rc=$2 want_text=$3
+  shift 4
   local out err rc before
   before=$(ls -A "$T")
   out=$("$@" 2>"$T/stderr") && rc=0 || rc=$?
@@ -23,7 +27,11 @@ expect_error() {
   lines=$(printf '%s' "$err" | grep -c '' || true)
   if [ "$rc" != "$want_rc" ]; then fail "exit $rc (wanted $want_rc): $* -> $err"; return; fi
   if [ "$lines" != 1 ]; then fail "$lines stderr lines (wanted 1): $* -> $err"; return; fi
-  case "$err" in *"$want_text"*) ;; *) fail "stderr lacks '$want_text': $* -> $err"; return ;; esac
+  if [ "$how" = regex ]; then
+    [[ $err =~ $want_text ]] || { fail "stderr does not match '$want_text': $* -> $err"; return; }
+  else
+    case "$err" in *"$want_text"*) ;; *) fail "stderr lacks '$want_text': $* -> $err"; return ;; esac
+  fi
   if [ -n "$out" ]; then fail "stdout not empty: $* -> $out"; return; fi
   if [ "$(ls -A "$T" | grep -vx stderr)" != "$(grep -vx stderr <<<"$before")" ]; then
     fail "left files behind: $* -> $(ls "$T")"; return

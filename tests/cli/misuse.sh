@@ -113,12 +113,12 @@ expect_error 2 "unknown misuse case 'double-fre' (accepted: double-free," -- "$A
 expect_error 2 "unknown allocator 'jemallc': did you mean jemalloc?" -- "$ALLOCSTRESS" misuse --allocators jemallc -o "$T/x.json"
 expect_error 2 "add a library with --add-allocator" -- "$ALLOCSTRESS" misuse --allocators system,foo=/no/lib.so -o "$T/x.json"
 expect_error 2 "--timeout: 'abc' is not a number of seconds in [0.1, 3600]" -- "$ALLOCSTRESS" misuse --allocators system --timeout abc -o "$T/x.json"
-expect_error 2 "must end in .json" -- "$ALLOCSTRESS" misuse --allocators system -o "$T/x.txt"
-expect_error 2 "--timeout" -- "$ALLOCSTRESS" misuse --allocators system --timeout 0 -o "$T/x.json"
-expect_error 2 "--processes" -- "$ALLOCSTRESS" misuse --allocators system --processes -3 -o "$T/x.json"
+expect_error 2 "--out $T/x.txt must end in .json" -- "$ALLOCSTRESS" misuse --allocators system -o "$T/x.txt"
+expect_error 2 "--timeout: '0' is not a number of seconds in [0.1, 3600] (see allocstress misuse --help)" -- "$ALLOCSTRESS" misuse --allocators system --timeout 0 -o "$T/x.json"
+expect_error 2 "--processes: '-3' is not a whole number >= 0 (see allocstress misuse --help)" -- "$ALLOCSTRESS" misuse --allocators system --processes -3 -o "$T/x.json"
 expect_error 2 "--misuse applies to --backend local only" -- "$ALLOCSTRESS" matrix --misuse --backend slurm --results-dir "$T/r"
 before=$(md5sum "$T/controls.json")
-expect_error 2 "already exists" -- "$ALLOCSTRESS" misuse --allocators system -o "$T/controls.json"
+expect_error 2 "output file $T/controls.json already exists (pass --force to overwrite, or choose another --out)" -- "$ALLOCSTRESS" misuse --allocators system -o "$T/controls.json"
 [ "$(md5sum "$T/controls.json")" = "$before" ] && pass || fail "a refused run changed the existing results file"
 
 finish

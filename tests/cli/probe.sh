@@ -17,6 +17,6 @@ grep -q "^## jemalloc" "$T/out" && grep -q "16..128 step 16" "$T/out" && pass ||
 
 expect_error 2 "'pool' is an in-tree backend, not a malloc library" -- "$ALLOCSTRESS" probe pool
 expect_error 2 "unknown allocator 'nosuch'" -- "$ALLOCSTRESS" probe nosuch
-expect_error 2 "must end in .json" -- "$ALLOCSTRESS" probe system --out "$T/fp.txt"
-expect_error 2 "already exists" -- "$ALLOCSTRESS" probe system --out "$T/fp.json"
+expect_error 2 "--out $T/fp.txt must end in .json" -- "$ALLOCSTRESS" probe system --out "$T/fp.txt"
+expect_error 2 "output file $T/fp.json already exists (pass --force to overwrite, or choose another --out)" -- "$ALLOCSTRESS" probe system --out "$T/fp.json"
 finish

@@ -72,17 +72,22 @@ for a in one:
     assert abs(one[a]["minor_faults"] - two[a]["minor_faults"]) <= max(8, 0.005 * one[a]["minor_faults"]), (a, one[a]["minor_faults"], two[a]["minor_faults"])
 PY
 
-# A program that is not installed: skipped with the reason, the others still run.
+# A program that is not installed: skipped with the reason; with no other program, nothing is
+# measured: exit 2, the last line saying so in one line (what was skipped and why), no results.
 mkdir -p "$T/nobin"
 ALLOCSTRESS_PROGRAM_PATH="$T/nobin" "$ALLOCSTRESS" programs --programs prog-lua --allocators system --reps 1 --prog-work 10 \
-  --models replay -o "$T/none.json" >/dev/null 2>"$T/log2"
-grep -q "prog-lua skipped: .*not installed" "$T/log2" && pass || fail "a missing program is not skipped with its reason: $(tail -3 "$T/log2")"
+  --models replay -o "$T/none.json" >/dev/null 2>"$T/log2" && rc=0 || rc=$?
+why="not installed: lua5.4 from package lua5.4 (looked in $T/nobin; scripts/setup-deps.sh installs it)"
+grep -qxF "programs: prog-lua skipped: $why" "$T/log2" && pass || fail "a missing program is not skipped with its reason: $(tail -3 "$T/log2")"
+last=$(tail -n 1 "$T/log2")
+[ "$rc" = 2 ] && [[ $last == "allocstress: error: nothing was measured: {"*"\"prog-lua\":{\"skipped\":\"$why\"}}" ]] && [ ! -e "$T/none.json" ] \
+  && pass || fail "nothing measured: exit $rc (wanted 2), last line: $last"
 
 expect_error 2 "unknown program 'prog-nope' (accepted: prog-" -- "$ALLOCSTRESS" programs --programs prog-nope -o "$T/b1.json"
 expect_error 2 "unknown model 'zipf' in --models (accepted: replay, fitted, alloc-test, lifetime)" -- "$ALLOCSTRESS" programs --models zipf -o "$T/b2.json"
 expect_error 2 "--reps must be at least 1" -- "$ALLOCSTRESS" programs --reps 0 -o "$T/b3.json"
-expect_error 2 "--prog-work must be a percentage" -- "$ALLOCSTRESS" programs --prog-work 0 -o "$T/b4.json"
-expect_error 2 "already exists" -- "$ALLOCSTRESS" programs --programs prog-lua -o "$T/s.json"
+expect_error 2 "--prog-work must be a percentage of the default work in 1..10000, got 0" -- "$ALLOCSTRESS" programs --prog-work 0 -o "$T/b4.json"
+expect_error 2 "output file $T/s.json already exists (pass --force to overwrite, or choose another --out)" -- "$ALLOCSTRESS" programs --programs prog-lua -o "$T/s.json"
 # No tracer beside the executable: refused before anything runs (a fresh clone's build once lacked it
 # and every program's trace failed after the real runs).
 mkdir "$T/bin" && cp "$ALLOCSTRESS" "$T/bin/allocstress"

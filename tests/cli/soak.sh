@@ -27,8 +27,10 @@ read -r status mode wall ops bins samples fitted low rounds < <("$ALLOCSTRESS" r
 /usr/bin/python3 -c "import sys; sys.exit(0 if 5 <= $wall < 8 else 1)" && pass || fail "the soak's measured phase lasted $wall s, not 5"
 [ "$bins" = 5 ] && [ "$fitted" = 4 ] && [ "$low" = none ] && pass || fail "5 s in 1 s bins: $bins bins, $fitted fitted, interval $low"
 [ "$samples" -ge 50 ] && pass || fail "only $samples readings in 5 bins (the sampler reads every 50 ms)"
+# A round is a tenth of the loop more (alloc_test_cell.cpp, kSegments), one operation an iteration.
 read -r _ _ _ plain_ops _ < <("$ALLOCSTRESS" run --allocator system "${TINY[@]}" 2>"$T/err" | soak_fields)
-[ "$rounds" -gt 0 ] && [ "$ops" -gt "$plain_ops" ] && pass || fail "the soak ran $rounds rounds, $ops ops against $plain_ops in the plain cell"
+[ "$rounds" -ge 1 ] && [ "$plain_ops" = 200000 ] && [ "$ops" = $((plain_ops + rounds * plain_ops / 10)) ] && pass \
+  || fail "the soak ran $rounds rounds, $ops ops against $plain_ops in the plain cell (wanted plain + rounds x plain / 10)"
 
 # phase-plateau at 2 threads, 7 s in bins of 1 s: 6 fitted bins give an interval.
 read -r status mode wall _ bins _ fitted low rounds < <("$ALLOCSTRESS" run --allocator jemalloc --workload phase-plateau --threads 2 \
@@ -36,8 +38,13 @@ read -r status mode wall _ bins _ fitted low rounds < <("$ALLOCSTRESS" run --all
 [ "$status $mode $bins $fitted $low" = "ok soak 7 6 some" ] && [ "$rounds" -gt 0 ] && pass \
   || fail "phase-plateau soak: $status $mode, $bins bins, $fitted fitted, interval $low, $rounds rounds: $(tail -1 "$T/err")"
 
-# lifetime, 3 s: the allocation clock runs on past N (many more allocations than the plain cell)
-# and blocks still fall due after N, so the blocks live at the end are as many as in the plain cell.
+# lifetime, 3 s: the allocation clock runs on past N, a tenth of N a round, and blocks still fall
+# due after N, so the blocks live at the end are as many as the model says, in the soak as in the
+# plain cell.  That count is a sum of independent Bernoulli variables, one per allocation (alive
+# after the last allocation or not; exponential lifetimes, mean mu allocations), with mean
+# sum over ages a of P(L > a) = mu (within 1, by where the count is taken); Chernoff's bound
+# P(|X - mu| >= d mu) <= 2 exp(-d^2 mu / 3) holds it within d = sqrt(3 ln(2e6) / mu) of mu at
+# P = 1e-6: 4.1% for mu = 25,265 here (1 MiB of blocks of 41.5 B on average).
 LT=(--workload lifetime --live-bytes 1048576 --iterations 2000000)
 "$ALLOCSTRESS" run --allocator system "${LT[@]}" --soak 3s,every=1s >"$T/lt_soak" 2>"$T/err" || fail "lifetime soak exited $?: $(tail -1 "$T/err")"
 "$ALLOCSTRESS" run --allocator system "${LT[@]}" >"$T/lt_plain" 2>"$T/err" || fail "lifetime plain exited $?: $(tail -1 "$T/err")"
@@ -46,9 +53,14 @@ import json, sys
 s, p = (json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[1:3])
 bad = [] if (s["status"], s["mode"], len(s["soak"]["bins"])) == ("ok", "soak", 3) else [f"{s['status']} {s['mode']}: {s.get('reason')}"]
 if not bad:
-    live_s, live_p = s["mallocs"] - s["frees"], p["mallocs"] - p["frees"]
-    bad += [] if s["mallocs"] >= 2 * p["mallocs"] else [f"{s['mallocs']} allocations in the soak, {p['mallocs']} in the plain cell"]
-    bad += [] if 0.5 * live_p <= live_s <= 2 * live_p else [f"{live_s} blocks live at the soak's end, {live_p} at the plain cell's"]
+    import math
+    n, rounds = p["mallocs"], s["soak"]["rounds"]
+    bad += [] if n == 2000000 and rounds >= 1 and s["mallocs"] == n + rounds * (n // 10) else [
+        f"{s['mallocs']} allocations in {rounds} soak rounds, {n} in the plain cell (wanted plain + rounds x plain / 10)"]
+    for what, r in (("soak", s), ("plain cell", p)):
+        mu = r["workload_metrics"]["mean_lifetime_allocations"]
+        live, d = r["mallocs"] - r["frees"], math.sqrt(3 * math.log(2e6) / mu)
+        bad += [] if abs(live - mu) <= d * mu + 1 else [f"{live} blocks live at the {what}'s end, the model's {mu:.0f} +- {d * mu:.0f}"]
 print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
@@ -104,9 +116,9 @@ read -r status mode _ _ bins _ < <("$ALLOCSTRESS" run --cell "$T/cell.json" 2>"$
 [ "$status $mode $bins" = "ok soak 2" ] && pass || fail "run --cell of the soak entry: $status $mode $bins bins: $(tail -1 "$T/err")"
 grep -q -- "--soak 2s,every=1s" "$T/command" && pass || fail "the soak entry's command lacks --soak: $(cat "$T/command")"
 
-expect_error 2 "accepted: DURATION[,every=DURATION]" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --soak 60
+expect_error 2 "--soak '60': the duration '60' is not a number with s, m or h (accepted: DURATION[,every=DURATION]" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --soak 60
 expect_error 2 "the bin is outside 1s .. the duration" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --soak 1m,every=2m
 expect_error 2 "--soak applies to alloc-test, lifetime, fleet-profile, phase-plateau and replay" -- "$ALLOCSTRESS" run --allocator system --workload bintree --soak 1m
-expect_error 2 "this matrix has none of them" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --workload phase-peak --soak 1m
-expect_error 2 "are separate runs" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --soak 1m --age 4M
+expect_error 2 "--soak applies to alloc-test, lifetime, fleet-profile, phase-plateau and replay (workloads with a steady state), and this matrix has none of them" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --workload phase-peak --soak 1m
+expect_error 2 "--profile, --cache-sim, --counts, --age, --thp and --soak are separate runs: pass one of them" -- "$ALLOCSTRESS" run --allocator system "${TINY[@]}" --soak 1m --age 4M
 finish

@@ -20,9 +20,9 @@ expect_error 2 "unknown workload 'aloc-test': did you mean alloc-test? (accepted
 expect_error 2 "unknown workload 'bintre': did you mean bintree? (accepted: alloc-test, " -- "$ALLOCSTRESS" matrix "${R[@]}" --workload bintre,linkedlist
 expect_error 2 "allocstress needs a command (accepted: list, "                     -- "$ALLOCSTRESS"
 
-# A name far from every accepted one gets no suggestion.
-"$ALLOCSTRESS" matrix "${R[@]}" --allocators nosuch 2>"$T/stderr"
-grep -q "did you mean" "$T/stderr" && fail "suggested something for 'nosuch': $(cat "$T/stderr")" || pass
+# A name far from every accepted one gets no suggestion: the line goes from the name straight to
+# what is accepted.
+expect_error 2 "unknown allocator 'nosuch' (accepted: void, " -- "$ALLOCSTRESS" matrix "${R[@]}" --allocators nosuch
 rm -f "$T/stderr"
 
 # --version: "allocstress X.Y.Z (commit abcdef0[-dirty], BUILD TYPE)", exit 0, nothing on stderr.

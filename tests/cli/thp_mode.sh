@@ -77,7 +77,7 @@ for signal in TERM KILL; do
 done
 
 expect_error 2 "unknown THP mode 'sometimes' (accepted: never, madvise, always)" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --thp sometimes
-expect_error 2 "named twice" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --thp never,never
+expect_error 2 "--thp: THP mode 'never' named twice in 'never,never' (accepted: a comma list of never, madvise, always, each once)" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --thp never,never
 other=$([ "$(mode_now)" = always ] && echo madvise || echo always)  # a mode the system is not in
 expect_error 2 "the system's THP mode is $(mode_now) and \`run\` does not change it" -- "$ALLOCSTRESS" run --allocator system --thp "$other"
 expect_error 2 "--thp applies to --backend local only" -- "$ALLOCSTRESS" matrix --out "$T/bad.json" --backend slurm --thp never

@@ -195,7 +195,9 @@ def test_bad_options_get_one_clear_line(args, message):
 def test_bad_threshold_writes_nothing(golden, tmp_path):
     out = tmp_path / "c.json"
     r = run_cli("compare", golden, golden, "--threshold", "-1", "--json", str(out))
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and r.stdout == "", r.stderr
+    assert "--threshold '-1' is not a percentage (accepted: a number from 0 up to 100" in lines[0], r.stderr
     assert not out.exists()
 
 

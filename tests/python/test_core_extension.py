@@ -22,7 +22,9 @@ def test_size_buckets_follow_the_model():
     assert abs(sum(model.values()) - 1) < 1e-12
     for k, p in model.items():
         assert abs((buckets == k).mean() - p) <= tolerance(p, n), k
-    assert abs(sizes.mean() - _core.mean_size(16)) < 0.02 * _core.mean_size(16)
+    # The mean of n independent draws: within 5 standard errors of the model's mean (the sd
+    # estimated from the draws themselves): 1% of the mean here, where 2% was asked before.
+    assert abs(sizes.mean() - _core.mean_size(16)) <= 5 * sizes.std() / np.sqrt(n)
 
 
 def test_slot_groups_follow_the_model():

@@ -159,7 +159,7 @@ def test_safety_of_files_without_a_section_and_a_damaged_section(tmp_path):
     bad = misuse_file(tmp_path, "bad.json", damage)
     with pytest.raises(allocstress.ResultsError, match="safety.allocators is not a list"):
         allocstress.safety(bad)
-    with pytest.raises(allocstress.ResultsError):
+    with pytest.raises(allocstress.ResultsError, match="safety.allocators is not a list"):
         write_report([bad], str(tmp_path / "bad-report"), "test")
     assert not os.path.exists(tmp_path / "bad-report")  # nothing written for a bad input
 

@@ -31,5 +31,5 @@ expect_error 2 "--sizes fit needs --size-fit FIT.json" -- "$ALLOCSTRESS" run --a
 expect_error 2 "--size-fit applies with --sizes fit only" -- "$ALLOCSTRESS" run --allocator system --workload alloc-test --size-fit "$T/fit.json"
 expect_error 2 "unknown size model 'fitted' (accepted: inverse, fleet, fit)" -- "$ALLOCSTRESS" run --allocator system --workload alloc-test --sizes fitted
 printf '{"format": "nope"}\n' > "$T/bad.json"
-expect_error 2 "bad.json" -- "$ALLOCSTRESS" run --allocator system --workload lifetime --sizes fit --size-fit "$T/bad.json"
+expect_error 2 "$T/bad.json: not an allocstress fit file (accepted: JSON with \"format\": \"allocstress-fit\")" -- "$ALLOCSTRESS" run --allocator system --workload lifetime --sizes fit --size-fit "$T/bad.json"
 finish

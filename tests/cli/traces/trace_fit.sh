@@ -52,16 +52,16 @@ head -c 200 "$T/two.ast" > "$T/cut.ast"
 cp "$T/two.ast" "$T/corrupt.ast"
 printf '\xff\xff\xff\xff' | dd of="$T/corrupt.ast" bs=1 seek=300 conv=notrunc status=none
 "$MAKE_TRACE" "$T/small.ast" 1 100 0 >/dev/null
-expect_error 2 "$T/none.ast"                         -- "$ALLOCSTRESS" fit "$T/none.ast" -o "$T/f.json"
-expect_error 2 "$T/foreign.ast"                      -- "$ALLOCSTRESS" fit "$T/foreign.ast" -o "$T/f.json"
+expect_error 2 "$T/none.ast: cannot open (No such file or directory)" -- "$ALLOCSTRESS" fit "$T/none.ast" -o "$T/f.json"
+expect_error 2 "$T/foreign.ast: offset 0: not an allocstress trace (no ASTRACE1 magic; accepted: " -- "$ALLOCSTRESS" fit "$T/foreign.ast" -o "$T/f.json"
 expect_error 2 "no successful allocation to fit"     -- "$ALLOCSTRESS" fit "$T/cut.ast" -o "$T/f.json"
 expect_error 2 "$T/corrupt.ast: offset"              -- "$ALLOCSTRESS" fit "$T/corrupt.ast" -o "$T/f.json"
-expect_error 2 "must end in .json"                   -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.txt"
+expect_error 2 "--out $T/f.txt must end in .json" -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.txt"
 expect_error 2 "output folder $T/nowhere does not exist" -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/nowhere/f.json"
-expect_error 2 "--out is required"                   -- "$ALLOCSTRESS" fit "$T/small.ast"
+expect_error 2 "--out is required (see allocstress fit --help)" -- "$ALLOCSTRESS" fit "$T/small.ast"
 expect_error 2 "--max-range-share out of range: 0.9 (accepted: 0.0001..0.5)" -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.json" --max-range-share 0.9
-expect_error 2 "--threads out of range: 5000"        -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.json" --threads 5000
-expect_error 2 "--seed"                              -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.json" --seed -1
+expect_error 2 "--threads out of range: 5000 (accepted: 0 = the trace's effective count, or 1..4096)" -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.json" --threads 5000
+expect_error 2 "--seed: '-1' is not a whole number >= 0 (see allocstress fit --help)" -- "$ALLOCSTRESS" fit "$T/small.ast" -o "$T/f.json" --seed -1
 # The fitted workload runs like alloc-test: run (the fit's threads by default), a matrix with the
 # void baseline, and --evaluate's side-by-side comparison with the replay of the same trace.
 "$MAKE_TRACE" "$T/eval.ast" 1 20000 0 >/dev/null
@@ -80,8 +80,8 @@ grep -q '^| pool | ' "$T/ev-comparison.md" && grep -q 'Spearman rho' "$T/ev-comp
   "$T/ev-comparison.json" && pass || fail "comparison JSON lacks its three allocators"
 : >"$T/ev4-replay.json"
 expect_error 2 "ev4-replay.json already exists" -- "$ALLOCSTRESS" fit "$T/eval.ast" -o "$T/ev4.json" --evaluate --allocators system --reps 1
-expect_error 2 "applies to --evaluate only" -- "$ALLOCSTRESS" fit "$T/eval.ast" -o "$T/ev3.json" --reps 2
-expect_error 2 "needs --fit" -- "$ALLOCSTRESS" run --allocator pool --workload fitted
-expect_error 2 "applies to fitted only" -- "$ALLOCSTRESS" run --allocator pool --fit "$T/eval.json"
-expect_error 2 "$T/foreign.ast" -- "$ALLOCSTRESS" run --allocator pool --workload fitted --fit "$T/foreign.ast"
+expect_error 2 "--reps applies to --evaluate only" -- "$ALLOCSTRESS" fit "$T/eval.ast" -o "$T/ev3.json" --reps 2
+expect_error 2 "--workload fitted needs --fit FILE (written by \`allocstress fit TRACE -o FILE\`)" -- "$ALLOCSTRESS" run --allocator pool --workload fitted
+expect_error 2 "--fit applies to fitted only, not to alloc-test" -- "$ALLOCSTRESS" run --allocator pool --fit "$T/eval.json"
+expect_error 2 "$T/foreign.ast: not valid JSON (accepted: a fit file written by \`allocstress fit\`)" -- "$ALLOCSTRESS" run --allocator pool --workload fitted --fit "$T/foreign.ast"
 finish

@@ -81,17 +81,18 @@ rm -f "$T"/sort.*.ast "$T"/py.*.ast "$T/numbers.txt" "$T/sorted.txt" "$T/trace.l
 printf 'hello\n' >"$T/text.ast"
 cp "$T/one.ast" "$T/corrupt.ast"
 printf '\xff\xff\xff\xff' | dd of="$T/corrupt.ast" bs=1 seek=200 conv=notrunc status=none
-expect_error 2 "does not exist" -- "$ALLOCSTRESS" replay "$T/missing.ast" --out "$T/x.json"
-expect_error 2 "not an allocstress trace" -- "$ALLOCSTRESS" replay "$T/text.ast" --out "$T/x.json"
-expect_error 2 "offset" -- "$ALLOCSTRESS" replay "$T/corrupt.ast" --out "$T/x.json"
-expect_error 2 "offset" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/corrupt.ast"
-expect_error 2 "drop --threads" -- "$ALLOCSTRESS" replay "$T/one.ast" --threads 2 --out "$T/x.json"
-expect_error 2 "drop --threads" -- "$ALLOCSTRESS" run --allocator pool --workload replay --trace "$T/three.ast" --threads 2
-expect_error 2 "needs --trace" -- "$ALLOCSTRESS" run --allocator pool --workload replay
-expect_error 2 "applies to replay only" -- "$ALLOCSTRESS" run --allocator pool --trace "$T/one.ast"
+expect_error 2 "--trace $T/missing.ast: the file does not exist or is not a file" -- "$ALLOCSTRESS" replay "$T/missing.ast" --out "$T/x.json"
+expect_error 2 "$T/text.ast: offset 0: not an allocstress trace (no ASTRACE1 magic; accepted: " -- "$ALLOCSTRESS" replay "$T/text.ast" --out "$T/x.json"
+# (the offset is the damaged block's: where the file header and the command line end)
+expect_error_matching 2 "$T/corrupt.ast: offset [0-9]+: block payload does not decompress: Data corruption detected$" -- "$ALLOCSTRESS" replay "$T/corrupt.ast" --out "$T/x.json"
+expect_error_matching 2 "$T/corrupt.ast: offset [0-9]+: block payload does not decompress: Data corruption detected$" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/corrupt.ast"
+expect_error 2 "replay cannot take --threads 2: its thread count is the trace's (1); drop --threads" -- "$ALLOCSTRESS" replay "$T/one.ast" --threads 2 --out "$T/x.json"
+expect_error 2 "replay cannot take --threads 2: its thread count is the trace's (3); drop --threads (or pass --threads 3)" -- "$ALLOCSTRESS" run --allocator pool --workload replay --trace "$T/three.ast" --threads 2
+expect_error 2 "--workload replay needs --trace FILE (a trace from \`allocstress trace\` or \`allocstress import\`)" -- "$ALLOCSTRESS" run --allocator pool --workload replay
+expect_error 2 "--trace applies to replay only, not to alloc-test" -- "$ALLOCSTRESS" run --allocator pool --trace "$T/one.ast"
 expect_error 2 "--slots applies to alloc-test, xthread and larson only, not to replay" -- "$ALLOCSTRESS" replay "$T/one.ast" --slots 1000 --out "$T/x.json"
-expect_error 2 "cannot share a matrix" -- "$ALLOCSTRESS" matrix --workload replay,alloc-test --trace "$T/one.ast" --out "$T/x.json"
+expect_error 2 "replay cannot share a matrix with alloc-test: its thread count is the trace's (run it alone)" -- "$ALLOCSTRESS" matrix --workload replay,alloc-test --trace "$T/one.ast" --out "$T/x.json"
 expect_error 2 "--cache-sim applies to bintree, linkedlist and multilist (their search phase), not to replay" -- "$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/one.ast" --cache-sim
-expect_error 2 "drop --workload" -- "$ALLOCSTRESS" replay "$T/one.ast" --workload bintree --out "$T/x.json"
-expect_error 2 "memory access" -- "$ALLOCSTRESS" replay "$T/one.ast" --access sometimes --out "$T/x.json"
+expect_error 2 "replay takes the trace as its argument: drop --workload/--trace (or use matrix --workload replay --trace FILE)" -- "$ALLOCSTRESS" replay "$T/one.ast" --workload bintree --out "$T/x.json"
+expect_error 2 "unknown memory access 'sometimes' (accepted: none, touch, write, write_read)" -- "$ALLOCSTRESS" replay "$T/one.ast" --access sometimes --out "$T/x.json"
 finish

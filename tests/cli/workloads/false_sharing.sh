@@ -49,6 +49,6 @@ expect_error 2 "--object-size out of range: 0 (accepted: 1..4096)" -- "${run[@]}
 expect_error 2 "--objects out of range: 0"                         -- "${run[@]}" --objects 0
 expect_error 2 "--writes out of range: 0"                          -- "${run[@]}" --writes 0
 expect_error 2 "--fs-rounds out of range: 0"                       -- "${run[@]}" --fs-rounds 0
-expect_error 2 "void"                                              -- "$ALLOCSTRESS" run --allocator void --workload false-sharing-passive
+expect_error 2 "allocator 'void' cannot run false-sharing-passive: void returns one buffer for every object" -- "$ALLOCSTRESS" run --allocator void --workload false-sharing-passive
 
 finish

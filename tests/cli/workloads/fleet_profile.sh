@@ -57,7 +57,7 @@ EOF
 
 expect_error 2 "accepted: fleet-profile:0 to fleet-profile:9" -- "$ALLOCSTRESS" run --workload fleet-profile:12 --allocator system
 expect_error 2 "accepted: 0 to 9" -- "$ALLOCSTRESS" run --workload fleet-profile --fleet-profile 10 --allocator system
-expect_error 2 "contradicts the workload's label" -- "$ALLOCSTRESS" run --workload fleet-profile:3 --fleet-profile 2 --allocator system
+expect_error 2 "--fleet-profile 2 contradicts the workload's label fleet-profile:3 (accepted: leave --fleet-profile out, or name the workload fleet-profile)" -- "$ALLOCSTRESS" run --workload fleet-profile:3 --fleet-profile 2 --allocator system
 expect_error 2 "--heap 100 is too small" -- "$ALLOCSTRESS" run --workload fleet-profile --heap 100 --allocator system
-expect_error 2 "--fleet-profile applies to" -- "$ALLOCSTRESS" run --workload alloc-test --fleet-profile 2 --allocator system
+expect_error 2 "--fleet-profile applies to fleet-profile only, not to alloc-test" -- "$ALLOCSTRESS" run --workload alloc-test --fleet-profile 2 --allocator system
 finish

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "state_waits.hpp"
+
 namespace allocstress {
 namespace {
 
@@ -111,18 +113,25 @@ TEST(HugepageUsage, MadvisedTouchedRegionShowsAnonHugePages) {
   EXPECT_GE(after->anon_bytes, after->anon_huge_bytes);
 }
 
-TEST(HugepageSampler, SamplesA200msPhase) {
+// The sampler's tests wait for readings, never for time: how many readings a stretch of time
+// holds depends on how the machine schedules the sampler's thread.
+
+TEST(HugepageSampler, SamplesAPhase) {
   // No slowing down (a reading costs up to 1 ms of CPU in sanitizer builds): the schedule itself.
   HugepageSampler sampler({.max_busy_fraction = 1});
   sampler.start();
-  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 2; }));  // one of the thread's before the region
   {
     HugeRegion region;
-    std::this_thread::sleep_for(150ms);
+    const std::size_t before = sampler.readings_so_far();
+    ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= before + 3; }));  // three while it lives
   }
   const HugepageSummary s = sampler.stop();
   ASSERT_EQ(s.unavailable, "");
-  EXPECT_GE(s.samples.size(), 5u) << "slowest reading " << s.slowest_reading_s << " s, slowdowns " << s.slowdowns;
+  // start()'s, at least 4 of the thread's, stop()'s; a reading never takes the 20 ms interval's
+  // CPU time twice in a row, so none was thinned out.
+  EXPECT_GE(s.samples.size(), 6u) << "slowest reading " << s.slowest_reading_s << " s, slowdowns " << s.slowdowns;
+  EXPECT_EQ(s.samples.size(), s.readings);
   EXPECT_LE(s.samples.size(), 512u);
   EXPECT_EQ(s.failed_readings, 0u);
   ASSERT_TRUE(s.median_coverage && s.peak_coverage && s.median_rss_coverage && s.peak_rss_coverage);
@@ -130,6 +139,7 @@ TEST(HugepageSampler, SamplesA200msPhase) {
   EXPECT_GE(*s.peak_rss_coverage, *s.median_rss_coverage);
   EXPECT_LE(*s.peak_coverage, 1.0);
   EXPECT_LE(*s.peak_rss_coverage, *s.peak_coverage);  // Rss >= Anonymous
+  EXPECT_GE(s.peak_anon_huge_bytes, s.samples.front().anon_huge_bytes);
   EXPECT_EQ(s.samples.front().t_s, 0.0);
   for (std::size_t i = 1; i < s.samples.size(); ++i) EXPECT_GT(s.samples[i].t_s, s.samples[i - 1].t_s);
   EXPECT_EQ(s.mthp_at_start.size(), s.mthp_at_stop.size());
@@ -142,12 +152,15 @@ TEST(HugepageSampler, SamplesA200msPhase) {
 TEST(HugepageSampler, DecimatesToStayBounded) {
   HugepageSampler sampler({.interval = 1ms, .max_samples = 8, .max_busy_fraction = 1});
   sampler.start();
-  std::this_thread::sleep_for(150ms);
+  // 13 readings into at most 8 places: each thinning removes at most 4 of the 8, and at least
+  // 13 - 8 = 5 went, so the interval doubled at least twice (exactly twice unless a reading took
+  // more CPU time than its interval twice in a row, which thins and doubles too).
+  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 13; }));
   const HugepageSummary s = sampler.stop();
   ASSERT_EQ(s.unavailable, "");
   EXPECT_LE(s.samples.size(), 8u);
-  EXPECT_GT(s.readings, 8u);
-  EXPECT_GE(s.interval_s, 0.004);  // doubled at least twice
+  EXPECT_GE(s.readings, 14u);  // and stop()'s
+  EXPECT_GE(s.interval_s, 0.004);
   EXPECT_EQ(s.samples.front().t_s, 0.0);
   for (std::size_t i = 1; i < s.samples.size(); ++i) EXPECT_GT(s.samples[i].t_s, s.samples[i - 1].t_s);
 }
@@ -155,18 +168,21 @@ TEST(HugepageSampler, DecimatesToStayBounded) {
 TEST(HugepageSampler, SlowReadingsLengthenTheInterval) {
   HugepageSampler sampler({.interval = 1ms, .max_busy_fraction = 1e-9});  // every reading is "slow"
   sampler.start();
-  std::this_thread::sleep_for(150ms);
+  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 2; }));
   const HugepageSummary s = sampler.stop();
   ASSERT_EQ(s.unavailable, "");
-  EXPECT_GE(s.slowdowns, 3u);
-  EXPECT_GE(s.interval_s, 0.008);
-  EXPECT_LE(s.readings, 12u);  // 1 ms doubling each time: about 8 readings in 150 ms, plus the last
+  // The thread's first reading and start()'s both took CPU time (0.1 us at the very least: a
+  // reading walks the process's page tables), so the interval doubled until such a reading fits
+  // in 1e-9 of it: from 1 ms to over 100 s, 17 doublings or more.  No reading came due after
+  // that: start()'s, that one and stop()'s.
+  EXPECT_GE(s.slowdowns, 17u);
+  EXPECT_GE(s.interval_s, 100.0);
+  EXPECT_EQ(s.readings, 3u);
   EXPECT_GT(s.slowest_reading_s, 0.0);
-  EXPECT_LE(s.samples.size(), s.readings);
   // a slowdown thins the samples before the reading that caused it, never that reading: the first,
   // the newest of the loop and stop()'s are kept (thinning after the push dropped the newest, and
   // a short cell's timeline kept only its first and last readings)
-  EXPECT_GE(s.samples.size(), 3u) << s.readings << " readings";
+  EXPECT_EQ(s.samples.size(), 3u);
 }
 
 TEST(HugepageSampler, UnreadableSmapsRollupIsNotAvailable) {

@@ -23,14 +23,26 @@ namespace {
 constexpr std::size_t MiB = std::size_t(1) << 20;
 
 // Forks a child that joins the cgroup through `attach_fd`, then (bytes > 0) writes to every page
-// of `bytes` from malloc and exits 0, or (bytes == 0) sleeps until killed.  The test process has
-// one thread, so malloc in the forked child is safe.
+// of `bytes` from malloc and exits 0, or (bytes == 0) says on a pipe that it has joined and sleeps
+// until killed: then start_child returns once the child is in the cgroup (or has exited, failing
+// to join), never sooner.  The test process has one thread, so malloc in the forked child is safe.
 pid_t start_child(int attach_fd, std::size_t bytes) {
+  int joined[2];
+  if (pipe(joined) != 0) return -1;
   const pid_t pid = fork();
-  if (pid != 0) return pid;
+  if (pid != 0) {
+    close(joined[1]);
+    char byte = 0;
+    if (pid > 0 && bytes == 0 && read(joined[0], &byte, 1) != 1) ADD_FAILURE() << "the child exited before it joined";
+    close(joined[0]);
+    return pid;
+  }
+  close(joined[0]);
   if (!attach_self_after_fork(attach_fd)) _exit(90);
-  if (bytes == 0)
+  if (bytes == 0) {
+    if (write(joined[1], "j", 1) != 1) _exit(92);
     for (;;) pause();
+  }
   auto* p = static_cast<volatile char*>(std::malloc(bytes));
   if (p == nullptr) _exit(91);
   for (std::size_t i = 0; i < bytes; i += 4096) p[i] = 1;
@@ -90,7 +102,6 @@ TEST_F(MemoryCgroupTest, DirectoryGoesWithTheObjectAndItsProcessesAreKilled) {
     EXPECT_EQ(dir.parent_path(), support.parent);
     EXPECT_EQ(dir.filename().string().rfind("allocstress-" + std::to_string(getpid()) + "-", 0), 0u) << dir;
     sleeper = start_child(first.attach_fd(), 0);
-    for (int i = 0; i < 500 && !is_member(dir, sleeper); ++i) usleep(2000);
     EXPECT_TRUE(is_member(dir, sleeper)) << "writing 0 to cgroup.procs did not move the writer";
     MemoryCgroup moved = std::move(first);  // the moved-from one removes nothing
     EXPECT_TRUE(first.path().empty());
@@ -112,7 +123,7 @@ TEST_F(MemoryCgroupTest, StaleCgroupOfADeadRunnerIsRemoved) {
   ASSERT_GE(fd, 0);
   const pid_t orphan = start_child(fd, 0);  // left running by the "crashed" runner
   close(fd);
-  for (int i = 0; i < 500 && !is_member(stale, orphan); ++i) usleep(2000);
+  EXPECT_TRUE(is_member(stale, orphan));
   const auto live = MemoryCgroup::create(support, {.max_bytes = 64 * MiB});
 
   const std::vector<std::string> lines = remove_stale_memory_cgroups(support);
@@ -152,7 +163,6 @@ TEST(MemoryCgroupV2, JoiningByWritingZeroMovesTheWriter) {
     const auto cg = MemoryCgroup::create({true, "cgroup v2", own.v2, ""}, {});
     dir = cg.path();
     sleeper = start_child(cg.attach_fd(), 0);
-    for (int i = 0; i < 500 && !is_member(dir, sleeper); ++i) usleep(2000);
     EXPECT_TRUE(is_member(dir, sleeper)) << dir;
     EXPECT_TRUE(cg.read().oom_kills.has_value() == std::filesystem::exists(dir / "memory.events"));
   }

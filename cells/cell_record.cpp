@@ -24,6 +24,14 @@ static ResourceUsage workers_usage(const PhaseMeasurement& m) {
   return sum;
 }
 
+// Where each worker ran: [PU before its run(), PU after it] (sched_getcpu), null where unknown.
+static nlohmann::json observed_pus(const PhaseMeasurement& m) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto pu = [](int cpu) { return cpu >= 0 ? nlohmann::json(cpu) : nlohmann::json(nullptr); };
+  for (const WorkerTiming& w : m.workers) out.push_back({pu(w.cpu_at_start), pu(w.cpu_at_end)});
+  return out;
+}
+
 std::string setup_failure(const PhaseMeasurement& m) {
   for (std::size_t i = 0; i < m.workers.size(); ++i)
     if (!m.workers[i].setup_error.empty())
@@ -140,6 +148,7 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
           {"reserve_os_pu", cell.placement.reserve_os_pu},
           {"oversubscribe", cell.placement.oversubscribe},
           {"pus", pus},
+          {"observed_pus", observed_pus(m)},
           {"params", record_params(cell)},
           {"time_unit", "ns"},
           {"wall_time_ns", m.wall_ns},

@@ -38,6 +38,7 @@
 // cross-thread workloads, WorkloadEntry::counts_threads) run on their own threads as usual.
 #pragma once
 
+#include <sched.h>
 #include <time.h>
 
 #include <atomic>
@@ -65,6 +66,10 @@ namespace allocstress {
 struct WorkerTiming {
   std::uint64_t cycles = 0;
   std::string pin_error;
+  // The PU this thread ran on (sched_getcpu) right before and right after its run(), outside the
+  // timed stretch; -1 where sched_getcpu failed.  The record's observed_pus: where the worker
+  // really ran, against pus, where it was pinned.
+  int cpu_at_start = -1, cpu_at_end = -1;
   std::string setup_error;  // non-empty: the worker idled
   std::uint64_t run_ns = 0; // wall time of run() on this thread
   std::uint64_t cpu_ns = 0; // this thread's CPU time over run() (CLOCK_THREAD_CPUTIME_ID: the scheduler's runtime, ns)
@@ -201,6 +206,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     if (ready && !counting) counters.emplace(timing_events());
     sync(1);  // ready
     sync(2);  // go
+    t.cpu_at_start = sched_getcpu();  // outside every reading below (rseq or the vDSO: no system call)
     // The readings nest around run(): callgrind's collection innermost (libc and vDSO calls inside
     // it would count as the allocator's), then the perf counters, the clocks and rusage.
     const ResourceUsage thread_usage0 = thread_resource_usage();
@@ -234,6 +240,7 @@ PhaseMeasurement run_measured_phase(const Topology& topology, const std::vector<
     t.cpu_ns = thread_cpu_now_ns() - cpu_run0;
     t.run_ns = steady_now_ns() - wall_run0;
     t.usage = thread_resource_usage() - thread_usage0;
+    t.cpu_at_end = sched_getcpu();
     sync(3);  // done
     sync(4);  // peak read
     if (counters) t.counters = counters->values_with_provenance();  // allocates: after the readings of the phase

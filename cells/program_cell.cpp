@@ -158,7 +158,7 @@ Json run_program_cell(const Cell& cell, const AllocatorSpec& allocator, const To
   m.usage.involuntary_context_switches = o.involuntary_switches;
   Json rec = base_record(cell, allocator, pus, m, failure);
   rec["peak_rss_source"] = "ru_maxrss of wait4(): the largest resident set of the program or any descendant it waited for";
-  for (const char* field : {"rss_before_bytes", "rss_end_bytes", "rss_after_free_bytes", "tsc_hz", "cycle_counter"}) rec.erase(field);
+  for (const char* field : {"rss_before_bytes", "rss_end_bytes", "rss_after_free_bytes", "tsc_hz", "cycle_counter", "observed_pus"}) rec.erase(field);
   for (const std::string& w : warnings) rec["warnings"].push_back(w);
   if (cell.mode == CellMode::counts)  // no timed phase: the counts are the figures (and the record says how they were run)
     for (auto it = rec["warnings"].begin(); it != rec["warnings"].end();) it = *it == kShortPhaseWarning ? rec["warnings"].erase(it) : it + 1;

@@ -79,6 +79,50 @@ for r in (short, long):
 faults = [r["counts"]["kernel_events"]["minor_faults"] for r in (short, long)]
 assert faults[1] - faults[0] == long["mallocs"] - short["mallocs"] > 0, (faults, long["mallocs"], short["mallocs"])
 PY
+  # The per-pair figures users read, exactly.  A pair is two operations (units = (mallocs + frees)
+  # / 2); the allocator's instructions per pair are (6 x mallocs + frees) / units, malloc's 6 x
+  # mallocs and free's frees by function.  Net of void: a matrix with the known-cost allocator and
+  # its padded twin (16 instructions per malloc, 4 per free: KNOWN_COST_MALLOC_PADDED) on the same
+  # op stream; their net instructions per pair must differ by exactly (10 x mallocs + 3 x frees) /
+  # units, each net figure be its own minus void's, and the Counts tier table print the per-pair
+  # figure of allocator calls.
+  "$ALLOCSTRESS" matrix --allocators kc,kc16 --add-allocator "kc=$KNOWN_COST_MALLOC" --add-allocator "kc16=$KNOWN_COST_MALLOC_PADDED"     --threads 1 --reps 1 --slots 4096 --max-size-exp 12 --iterations 20000 --counts --counts-iterations 20000 -o "$T/kc-matrix.json"     >"$T/kc-matrix.log" 2>&1 || fail "the known-cost matrix failed: $(tail -3 "$T/kc-matrix.log")"
+  /usr/bin/python3 - "$T/kc50000.json" "$T/kc-matrix.json" "$T/kc-matrix.md" <<'PY' && pass || fail "the counts tier's per-pair figures are not the known-cost allocators' known figures"
+import json, re, sys
+cost = {"kc": (6, 1), "kc16": (16, 4)}
+def exact_per_pair(r, name):
+    m, f, c = r["mallocs"], r["frees"], r["counts"]
+    units = c["units"]
+    assert units == (m + f) / 2 == r["pairs"], (units, m, f)
+    per_malloc, per_free = cost[name]
+    calls = c["allocator_calls"]
+    assert calls["instructions"] == per_malloc * m + per_free * f, (name, calls["instructions"], m, f)
+    assert calls["instructions_by_function"] == {"malloc": per_malloc * m, "free": per_free * f}, (name, calls["instructions_by_function"])
+    want = (per_malloc * m + per_free * f) / units
+    assert abs(calls["instructions_per_unit"] - want) <= 1e-12 * want, (name, calls["instructions_per_unit"], want)
+    return want
+exact_per_pair(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]), "kc")
+records = {e["allocator"]: e for e in json.load(open(sys.argv[2]))["benchmarks"] if e.get("mode") == "counts" and e["run_type"] == "iteration"}
+assert set(records) == {"void", "kc", "kc16"} and all(r["status"] == "ok" for r in records.values()), {a: r.get("reason") for a, r in records.items()}
+assert len({r["op_stream_hash"] for r in records.values()}) == 1, "not one op stream"
+void = records["void"]["counts"]
+per_pair = {name: exact_per_pair(records[name], name) for name in cost}
+for name in cost:
+    c = records[name]["counts"]
+    want = c["instructions_per_unit"] - void["instructions_per_unit"]
+    assert abs(c["net_instructions_per_unit"] - want) <= 1e-9 * abs(want), (name, c["net_instructions_per_unit"], want)
+r = records["kc"]
+delta = (10 * r["mallocs"] + 3 * r["frees"]) / r["counts"]["units"]
+got = records["kc16"]["counts"]["net_instructions_per_unit"] - records["kc"]["counts"]["net_instructions_per_unit"]
+assert abs(got - delta) <= 1e-9 * delta, ("net difference", got, delta)
+# The Markdown table: "in allocator calls/pair" (7th column), to one decimal.
+md = open(sys.argv[3]).read()
+for name, want in per_pair.items():
+    rows = [l for l in md.splitlines() if re.match(rf"\| \d+ \| {name} \|", l)]
+    assert len(rows) == 1, (name, rows)
+    cell = rows[0].split("|")[7].strip()
+    assert cell == f"{want:.1f}", (name, cell, want)
+PY
 else
   echo "note: no known-cost allocator on this architecture (x86-64 assembly): the exact-count reference is not checked"
 fi

@@ -5,6 +5,10 @@
  *   - every block is a fresh run of whole pages of a zero-filled arena in .bss, one page for any
  *     size up to 4096 bytes, and is never reused: a workload that writes every block it gets
  *     faults exactly one page per malloc of such a size, and the allocator makes no system call.
+ * Built twice: as it is, and with -DEXTRA_MALLOC=10 -DEXTRA_FREE=3 (tests/CMakeLists.txt), which
+ * pads malloc with 10 more instructions and free with 3 (nops: each one executed, Ir counts it),
+ * 16 and 4 in all: two allocators on the same op stream whose costs differ by a known amount, so
+ * the counts tier's figures net of void must differ by exactly 10 x mallocs + 3 x frees.
  * Never measured: the arena (2 GiB of address space) is never given back and a process that asks
  * for more crashes. */
 #include <errno.h>
@@ -17,8 +21,18 @@
 
 #define ARENA_BYTES "0x80000000"
 
+#ifndef EXTRA_MALLOC
+#define EXTRA_MALLOC 0
+#endif
+#ifndef EXTRA_FREE
+#define EXTRA_FREE 0
+#endif
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
 /* malloc(n): n rounded up to whole pages, at least one (cmp/adc turns 0 into one page), taken
- * from the arena with one atomic add: 6 instructions on every path. */
+ * from the arena with one atomic add: 6 instructions on every path (+ EXTRA_MALLOC nops); free:
+ * 1 (+ EXTRA_FREE nops). */
 __asm__(
     ".bss\n"
     ".balign 4096\n"
@@ -32,6 +46,7 @@ __asm__(
     ".globl malloc\n"
     ".type malloc, @function\n"
     "malloc:\n"
+    "  .rept " STRINGIFY(EXTRA_MALLOC) "\n  nop\n  .endr\n"
     "  cmp $1, %rdi\n"
     "  adc $4095, %rdi\n"
     "  and $-4096, %rdi\n"
@@ -42,6 +57,7 @@ __asm__(
     ".globl free\n"
     ".type free, @function\n"
     "free:\n"
+    "  .rept " STRINGIFY(EXTRA_FREE) "\n  nop\n  .endr\n"
     "  ret\n"
     ".size free, .-free\n");
 

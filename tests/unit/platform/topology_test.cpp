@@ -3,11 +3,13 @@
 #include "platform/topology.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace allocstress {
 namespace {
@@ -212,6 +214,32 @@ TEST(Topology, PinningToEveryPuWorks) {
   const nlohmann::json summary = t.summary();  // keep it alive for the loop
   for (unsigned pu : summary["pu_os_indexes_logical_order"]) EXPECT_EQ(t.pin_current_thread(pu), "") << pu;
   EXPECT_NE(t.pin_current_thread(1u << 30), "");
+}
+
+// Not the function's word for it: the kernel's.  A thread pinned to a PU has that PU alone in its
+// affinity mask and runs on it (sched_getcpu; the kernel moves a thread off a PU it may no longer
+// use before sched_setaffinity returns).  On threads of their own: this one's mask stays whole.
+TEST(Topology, APinnedThreadRunsOnItsPuAlone) {
+  Topology t;
+  const nlohmann::json summary = t.summary();
+  for (unsigned pu : summary["pu_os_indexes_logical_order"]) {
+    std::string error;
+    int mask_count = -1, in_mask = 0, ran_on = -1;
+    std::thread([&] {
+      error = t.pin_current_thread(pu);
+      cpu_set_t mask;
+      CPU_ZERO(&mask);
+      if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
+        mask_count = CPU_COUNT(&mask);
+        in_mask = CPU_ISSET(pu, &mask);
+      }
+      ran_on = sched_getcpu();
+    }).join();
+    EXPECT_EQ(error, "") << pu;
+    EXPECT_EQ(mask_count, 1) << "pinned to PU " << pu;
+    EXPECT_TRUE(in_mask) << "pinned to PU " << pu;
+    EXPECT_EQ(ran_on, int(pu)) << "pinned to PU " << pu;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-# A disk that fills while the matrix writes its report (issue 29).  The failure is injected, so
+# A disk that fills while the matrix writes its report, or its results file (issue 29).  The failure is injected, so
 # that it is the same on every run: a sitecustomize module on PYTHONPATH (the report's Python
 # process keeps the caller's PYTHONPATH) makes the write of the report's index.html, its last
 # file, fail with ENOSPC, as a full disk would after the tables and figures were written.  The report is written into a temporary
@@ -38,4 +38,20 @@ rc=0; PYTHONPATH="$T/inject" "$ALLOCSTRESS" report "$out" >/dev/null 2>"$T/repor
   fail "a failing report: exit $rc: $(cat "$T/report.err")"
 [ "$(cd "$T/out/r-report" && ls && md5sum index.html)" = "$before" ] && [ "$(ls "$T/out")" = "$(printf 'r-report\nr.json\nr.md')" ] && pass ||
   fail "a failing report changed the earlier one: $(ls "$T/out" "$T/out/r-report")"
+
+# The disk fills earlier, as the results file is written: a file size limit the journal stays
+# under and the results file does not (the journal of these 2 cells is about 14 KB, their results
+# file about 40 KB; SIGXFSZ ignored, so that the write fails with EFBIG as on a full disk).  The
+# run stops with one line saying the records are safe in the journal and which command goes on;
+# that command writes the results and the report.
+mkdir "$T/early"
+out="$T/early/r.json"
+rc=0
+(trap '' XFSZ; ulimit -f 30; exec "$ALLOCSTRESS" matrix --allocators system --threads 1 --reps 1 --no-counts --target-ci 0 "${TINY[@]}" --out "$out") \
+  >/dev/null 2>"$T/early.err" || rc=$?
+want="allocstress: error: cannot write $out.tmp: File too large; every cell's record is safe in $out.journal.jsonl: \`allocstress matrix --resume --out $out\` writes the results and the report"
+[ "$rc" = 1 ] && [ "$(tail -1 "$T/early.err")" = "$want" ] && pass || fail "results file over the limit: exit $rc: $(tail -1 "$T/early.err") (wanted: $want)"
+[ -f "$out.journal.jsonl" ] && [ ! -e "$out" ] && [ ! -e "$out.tmp" ] && pass || fail "after the failed write: $(ls "$T/early")"
+"$ALLOCSTRESS" matrix --resume --out "$out" >/dev/null 2>"$T/early.err" && cells_of "$out" >/dev/null && [ -f "$T/early/r-report/index.html" ] &&
+  [ ! -e "$out.journal.jsonl" ] && pass || fail "--resume after the failed write: $(tail -2 "$T/early.err"); $(ls "$T/early")"
 finish

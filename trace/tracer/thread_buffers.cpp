@@ -218,7 +218,7 @@ void stop_recording_for_end(int ending) {
   for (ThreadBuffer* b = g_registry.load(std::memory_order_acquire); b != nullptr; b = b->next)
     if (b != mine && !wait_for([b] { return b->writing.load(std::memory_order_acquire); }))
       g_lost_events.fetch_add(1, std::memory_order_relaxed);  // still unpublished: an owner stopped in the middle of an event
-  if (!wait_for([] { return g_direct_writers.load(std::memory_order_acquire) > (t_state.buffer == kThreadExited ? 1u : 0u); }))
+  if (!wait_for([] { return g_direct_writers.load(std::memory_order_acquire) > 0; }))
     g_lost_events.fetch_add(g_direct_writers.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 

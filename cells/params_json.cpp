@@ -1,8 +1,9 @@
 // Typed reads of parameter fields (see params_json.hpp).
 #include "cells/params_json.hpp"
 
-#include <limits>
 #include <stdexcept>
+
+#include "platform/json_numbers.hpp"
 
 namespace allocstress {
 
@@ -21,16 +22,23 @@ const nlohmann::json& field(const nlohmann::json& params, std::string_view key) 
 
 }  // namespace
 
+// A count: "params: \"key\" must be a whole number ≥ 0, got -3" (platform/json_numbers.hpp).
 std::uint64_t count_field(const nlohmann::json& params, std::string_view key) {
   const nlohmann::json& v = field(params, key);
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) wrong(key, v, "a whole number >= 0");
-  return v.get<std::uint64_t>();
+  try {
+    return json_whole_number(v, key);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("params: ") + e.what());
+  }
 }
 
 unsigned small_count_field(const nlohmann::json& params, std::string_view key) {
-  const std::uint64_t v = count_field(params, key);
-  if (v > std::numeric_limits<unsigned>::max()) wrong(key, params.at(std::string(key)), "a whole number below 2^32");
-  return unsigned(v);
+  const nlohmann::json& v = field(params, key);
+  try {
+    return json_small_whole_number(v, key);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("params: ") + e.what());
+  }
 }
 
 double number_field(const nlohmann::json& params, std::string_view key) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/common.hpp"
 #include "platform/cost_measurements.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
@@ -32,7 +33,7 @@ void CalibrateCommand::add_to(CLI::App& app) {
                                   "the counts tier's estimated cycles use them (default output: $ALLOCSTRESS_COSTS, else machine-costs.json "
                                   "beside the calibration)");
   cmd->add_flag("--if-missing", if_missing, "With --costs: measure only when the output holds no costs of this host");
-  cmd->add_option("--repeats", repeats, "With --costs: timed batches per cost (default 21; accepted: 5 to 1001)");
+  cmd->add_option("--repeats", repeats, "With --costs: timed batches per cost (default 21; accepted: 5 to 1001)")->check(kWholeNumber);
   cmd->add_option("-o,--out", out, "Calibration file to write (default: $ALLOCSTRESS_CALIBRATION, else $XDG_DATA_HOME or "
                                    "~/.local/share, allocstress/calibration.json: where matrix runs look for it)");
   cmd->add_option("--level", level, "Probability that another run's median lies inside a reproduction interval (default 0.95; accepted: 0.5 to 0.999)");

@@ -14,6 +14,7 @@
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
 #include "platform/machine_context.hpp"
+#include "platform/process_lock.hpp"
 #include "run/local_backend.hpp"
 #include "run/slurm_backend.hpp"
 
@@ -56,12 +57,32 @@ bool has_inputs(const MatrixPlan& plan) {
   return false;
 }
 
+// The lock of a run on `results`, held for the run's life, the report included: a second run on
+// the same results file (a new one, or --resume) is refused while the first goes on.  nullopt
+// when the folder does not exist or is not writable yet (the checks after this one say so).
+std::optional<ProcessLock> lock_results(const fs::path& results) {
+  const fs::path folder = results.has_parent_path() ? results.parent_path() : ".";
+  if (!fs::is_directory(folder) || access(folder.c_str(), W_OK) != 0) return std::nullopt;
+  pid_t holder = 0;
+  std::optional<ProcessLock> lock;
+  try {
+    lock = ProcessLock::try_acquire(lock_path_for(results), holder);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  if (!lock)
+    throw UsageError("another allocstress (pid " + (holder > 0 ? std::to_string(holder) : std::string("unknown")) + ") is running on " +
+                     results.string() + ": wait for it to end, or choose another --out");
+  return lock;
+}
+
 }  // namespace
 
 int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, const std::string& exe, const fs::path& results, bool force,
                        bool report) {
   if (results.extension() != ".json")
     throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
+  std::optional<ProcessLock> lock = lock_results(results);  // before the journal: a running matrix has one too
   if (fs::exists(results) && !force)
     throw UsageError("results file " + results.string() + " already exists (pass --force to overwrite, or choose another --out)");
   if (fs::exists(journal_path_for(results)))
@@ -72,6 +93,7 @@ int run_matrix_locally(const MatrixPlan& plan, const nlohmann::json& context, co
   if (ec) throw UsageError("cannot create output folder " + results.parent_path().string() + ": " + ec.message());
   if (access(results.has_parent_path() ? results.parent_path().c_str() : ".", W_OK) != 0)
     throw UsageError("output folder of " + results.string() + " is not writable");
+  if (!lock) lock = lock_results(results);  // the folder is new
 
   // The environment check: everything that makes figures less trustworthy, before any cell runs.
   for (const auto& w : context.at("warnings")) std::cerr << "warning: " << w.get<std::string>() << "\n";
@@ -102,6 +124,7 @@ int MatrixCommand::run_locally(MatrixPlan plan, const nlohmann::json& context, c
 
 int MatrixCommand::resume_locally(const std::string& exe, const std::string& command_line) const {
   const fs::path results = out.empty() ? newest_journal() : fs::path(out);
+  const std::optional<ProcessLock> lock = lock_results(results);  // not while another allocstress runs on it
   ResultsJournal journal = [&] {
     try {
       return ResultsJournal::open_existing(journal_path_for(results));

@@ -161,7 +161,7 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (!plan_file.empty()) {  // a plan written by --plan-only, run by either backend
     PlanFile file;
     try {
-      file = read_plan_file(plan_file);
+      file = read_plan_file(plan_file, PlanCellChecks::as_run_here);  // every cell, before any runs
     } catch (const std::runtime_error& e) {
       throw UsageError(e.what());
     }

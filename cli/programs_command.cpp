@@ -71,7 +71,7 @@ void ProgramsCommand::add_to(CLI::App& app) {
   cmd->add_option("--manifest", manifest, "Drop-in allocator manifest (default: allocators/manifest.tsv)");
   cmd->add_option("--models", models, "Comma-separated models run on each program's trace: replay, fitted, alloc-test, lifetime (default all)");
   cmd->add_option("--prog-work", work, "Each program's work in percent of its default (1..10000; default 100), in its real runs and its trace");
-  cmd->add_option("--reps", reps, "Repetitions (fresh processes) per cell, in every part (default 5)");
+  cmd->add_option("--reps", reps, "Repetitions (fresh processes) per cell, in every part (default 5)")->check(kWholeNumber);
   cmd->add_option("--timeout", timeout_s, "Per-cell timeout in seconds, also of each trace and fit step (default 300)");
   cmd->add_option("-o,--out", out, "Results file (.json; default out/programs-<time>.json); the parts, traces and fits go to OUT-programs/");
   cmd->add_flag("--force", force, "Overwrite an existing results file and study folder");

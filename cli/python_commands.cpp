@@ -1,6 +1,7 @@
 // Locating the Python package and running its commands.
 #include "cli/python_commands.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 
 #include "platform/child_process.hpp"
+#include "results/results_output.hpp"
 
 namespace allocstress {
 
@@ -60,7 +62,13 @@ fs::path produce_report(const fs::path& results_json) {
   dir += "-report";
   const ChildOutcome o = run_child({ALLOCSTRESS_PYTHON, "-m", "allocstress", "report", results_json.string(), "-o", dir.string()},
                                    python_environment(root), kReportTimeoutS);
-  if (!o.succeeded()) throw std::runtime_error(describe_failure(o, kReportTimeoutS));
+  if (!o.succeeded()) {  // the report's own error line says what failed (e.g. a full disk), without its prefix
+    std::string why = o.end == ChildOutcome::End::exited ? o.err : "";
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+    why.erase(0, why.rfind('\n') + 1);  // its last line (npos + 1 = 0: the whole of one line)
+    if (why.rfind("allocstress: error: ", 0) == 0) why.erase(0, std::string("allocstress: error: ").size());
+    throw std::runtime_error(why.empty() ? describe_failure(o, kReportTimeoutS) : why);
+  }
   return dir / "index.html";
 }
 
@@ -70,8 +78,10 @@ int report_after_matrix(const fs::path& results_json, int exit_code) {
     const fs::path report = produce_report(results_json);
     std::cout << "report:  " << report.string() << "\n";
   } catch (const std::exception& e) {
-    std::cerr << "note: the HTML report was not produced (" << e.what() << "); the results are complete: run "
-              << "`allocstress report " << results_json.string() << "` to retry\n";
+    // The report went to a temporary folder, removed on failure (analysis/allocstress/report.py):
+    // nothing half-written is left, and the command below writes it whole.
+    std::cerr << "note: the HTML report was not written (" << e.what() << "); the results are safe in " << results_json.string() << " and "
+              << table_path_for(results_json).string() << ": `allocstress report " << results_json.string() << "` writes the report\n";
   }
   return exit_code;
 }

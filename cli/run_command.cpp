@@ -9,6 +9,7 @@
 #include "cells/workload_registry.hpp"
 #include "cli/commands.hpp"
 #include "cli/name_checks.hpp"
+#include "plan/cell_check.hpp"
 #include "plan/cell_encoding.hpp"
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
@@ -141,29 +142,23 @@ void RunCommand::add_to(CLI::App& app) {
 }
 
 int RunCommand::execute() {
-  Cell cell;
+  CellChecker checker;  // the checks `matrix --plan` gives every cell of a plan file
+  CheckedCell checked;
   if (!cell_file.empty()) {
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() > 0 && o->get_name() != "--cell" && o->get_name() != "--verify-only")
         throw UsageError("--cell runs the cell file as it is; drop " + o->get_name());
-    cell = read_cell_file(cell_file);
+    const CellJson file = read_cell_json(cell_file);
+    checked = checker.check(file.json, file.where);
   } else {
-    cell = cell_from_flags(*this);
+    const Cell cell = cell_from_flags(*this);
+    const std::vector<std::string> added =
+        cell.allocator_library.empty() ? std::vector<std::string>{} : std::vector{cell.allocator + "=" + cell.allocator_library};
+    check_allocator_names(load_catalog(cell.manifest, added), cell.allocator);  // a mistyped name gets "did you mean"
+    checked = checker.check(cell);
   }
-  const std::vector<std::string> added =
-      cell.allocator_library.empty() ? std::vector<std::string>{} : std::vector{cell.allocator + "=" + cell.allocator_library};
-  const AllocatorCatalog catalog = load_catalog(cell.manifest, added);
-  check_allocator_names(catalog, cell.allocator);
-  const AllocatorSpec* spec = nullptr;
-  try {
-    spec = &catalog.find(cell.allocator);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  if (!spec->available()) throw UsageError("allocator '" + spec->name + "' is not installed: " + spec->unavailable_reason);
-  check_cell(cell, *spec);
-  if (cell.mode == CellMode::thp) require_thp_mode(cell.thp_mode);
-  return run_cell_process(cell, *spec, verify_only);
+  if (checked.cell.mode == CellMode::thp) require_thp_mode(checked.cell.thp_mode);
+  return run_cell_process(checked.cell, checked.allocator, verify_only);
 }
 
 }  // namespace allocstress

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 
 #include "cells/program_workloads.hpp"
@@ -14,6 +15,7 @@
 #include "plan/workload_params.hpp"
 #include "platform/child_process.hpp"
 #include "platform/errors.hpp"
+#include "platform/json_numbers.hpp"
 #include "platform/thp_mode.hpp"
 #include "cells/soak.hpp"
 #include "workloads/heap_ageing.hpp"
@@ -78,6 +80,21 @@ T member(const nlohmann::json& j, const char* name, const std::string& where, co
   }
 }
 
+// A count member: "<where>: \"name\" must be a whole number ≥ MIN, got -3" (platform/json_numbers.hpp).
+std::uint64_t count_member(const nlohmann::json& j, const char* name, const std::string& where, std::uint64_t min, std::uint64_t max,
+                           std::uint64_t fallback, bool required) {
+  const auto it = j.find(name);
+  if (it == j.end()) {
+    if (required) throw UsageError(where + ": '" + name + "' is missing (accepted: a whole number ≥ " + std::to_string(min) + ")");
+    return fallback;
+  }
+  try {
+    return json_whole_number(*it, name, min, max);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(where + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
@@ -90,7 +107,7 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   declare_programs_of({{"workload_params", {{c.workload, member<nlohmann::json>(j, "params", where, "the workload's parameters", nlohmann::json::object(), false)}}}});
   if (find_workload(c.workload) == nullptr)
     throw UsageError(where + ": unknown workload '" + c.workload + "' (accepted: " + workload_names_text() + ")");
-  c.threads = member<unsigned>(j, "threads", where, "a whole number of threads", 1, true);
+  c.threads = unsigned(count_member(j, "threads", where, 1, std::numeric_limits<unsigned>::max(), 1, true));
   try {
     c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
     c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited, aged, thp or soak", "timing", false));
@@ -113,15 +130,16 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   if (!c.inputs.is_object()) throw UsageError(where + ": 'inputs' is " + c.inputs.dump() + " (accepted: a JSON object)");
   if (const auto p = j.find("profile"); p != j.end()) {
     const std::string at = where + ": profile";
-    c.profile.sample_every = member<std::uint64_t>(*p, "sample_every", at, "a whole number >= 1", 64, false);
+    if (!p->is_object()) throw UsageError(at + ": not a JSON object (accepted: {\"sample_every\": N, \"pass\": ..., \"small_limit\": BYTES, \"large_from\": BYTES})");
+    c.profile.sample_every = count_member(*p, "sample_every", at, 1, std::numeric_limits<std::uint64_t>::max(), 64, false);
     c.profile.pass = member<std::string>(*p, "pass", at, "\"\", sample or syscalls", "", false);
-    c.profile.small_limit = member<std::uint64_t>(*p, "small_limit", at, "bytes", 1024, false);
-    c.profile.large_from = member<std::uint64_t>(*p, "large_from", at, "bytes", 0, false);
+    c.profile.small_limit = count_member(*p, "small_limit", at, 0, std::numeric_limits<std::uint64_t>::max(), 1024, false);
+    c.profile.large_from = count_member(*p, "large_from", at, 0, std::numeric_limits<std::uint64_t>::max(), 0, false);
   }
   return c;
 }
 
-Cell read_cell_file(const std::string& path) {
+CellJson read_cell_json(const std::string& path) {
   std::string text;
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -130,10 +148,15 @@ Cell read_cell_file(const std::string& path) {
     if (!in) throw UsageError("cell file " + path + ": cannot open it");
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const std::string where = path == "-" ? "cell on standard input" : "cell file " + path;
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw UsageError(where + ": not JSON (accepted: one cell object, as `allocstress matrix --plan-only` lists them)");
-  return cell_from_json(j, where);
+  CellJson out{nlohmann::json::parse(text, nullptr, false), path == "-" ? "cell on standard input" : "cell file " + path};
+  if (out.json.is_discarded())
+    throw UsageError(out.where + ": not JSON (accepted: one cell object, as `allocstress matrix --plan-only` lists them)");
+  return out;
+}
+
+Cell read_cell_file(const std::string& path) {
+  const CellJson c = read_cell_json(path);
+  return cell_from_json(c.json, c.where);
 }
 
 namespace {

@@ -25,11 +25,21 @@ namespace allocstress {
 
 nlohmann::json cell_to_json(const Cell& cell);
 
-// Throws UsageError "<where>: <member>: what is wrong (accepted: ...)"; the workload's parameters
-// are checked later, with the allocator (check_cell).
+// Throws UsageError "<where>: <member>: what is wrong (accepted: ...)", a count that is not a
+// whole number in its range as "<where>: \"threads\" must be a whole number ≥ 1, got -3"; the
+// workload's parameters are checked later, with the allocator (cell_check.hpp).
 Cell cell_from_json(const nlohmann::json& j, const std::string& where = "cell");
 
-// Reads a cell from a file, or from standard input when `path` is "-".  Throws UsageError.
+// A cell file's JSON, or standard input's when `path` is "-", and what messages call it ("cell
+// file PATH").  Throws UsageError when it cannot be read or is not JSON.
+struct CellJson {
+  nlohmann::json json;
+  std::string where;
+};
+CellJson read_cell_json(const std::string& path);
+
+// Reads a cell from a file, or from standard input when `path` is "-" (its members only:
+// cell_check.hpp checks it as it will run).  Throws UsageError.
 Cell read_cell_file(const std::string& path);
 
 // The `allocstress run` command (argv, `executable` first) that measures this cell by hand: the

@@ -2,6 +2,7 @@
 #include "plan/matrix_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -9,6 +10,7 @@
 #include "cells/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/workload_params.hpp"
+#include "platform/json_numbers.hpp"
 #include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
@@ -46,6 +48,13 @@ void for_each_combination(const MatrixPlan& plan, Add add) {
   for (unsigned t : plan.thread_counts)
     for (const auto& w : plan.workloads)
       for (const auto& a : plan.allocators) add(t, w, a);
+}
+
+// A duration or a share in a plan: a finite number ≥ 0 (> 0 when `positive`).
+double seconds_or_share(const nlohmann::json& v, const std::string& name, bool positive) {
+  if (!v.is_number() || !(positive ? v.get<double>() > 0 : v.get<double>() >= 0) || !std::isfinite(v.get<double>()))
+    throw std::invalid_argument("\"" + name + "\" must be a number " + (positive ? "> 0" : "≥ 0") + ", got " + v.dump());
+  return v.get<double>();
 }
 
 }  // namespace
@@ -226,13 +235,13 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.preset_params = j.at("params");
     p.cache_sim = j.at("cache_sim").get<bool>();
     p.profile = j.at("profile").get<bool>();
-    p.sample_every = j.at("sample_every").get<std::uint64_t>();
+    p.sample_every = json_whole_number(j.at("sample_every"), "sample_every", 1);
     p.counts = j.value("counts", false);  // plans written before the counts tier have none
-    p.counts_iterations = j.value("counts_iterations", kDefaultCountsIterations);
+    p.counts_iterations = j.contains("counts_iterations") ? json_whole_number(j.at("counts_iterations"), "counts_iterations", 1) : kDefaultCountsIterations;
     p.program_counts = j.value("program_counts", false);
-    p.target_ci = j.value("target_ci", 0.0);  // plans written before adaptive repetitions have none
-    p.time_budget_s = j.value("time_budget_s", 0.0);
-    p.warmup_runs = j.value("warmup_runs", 0u);  // plans written before warm-up runs have none
+    p.target_ci = j.contains("target_ci") ? seconds_or_share(j.at("target_ci"), "target_ci", false) : 0.0;  // plans written before adaptive repetitions have none
+    p.time_budget_s = j.contains("time_budget_s") ? seconds_or_share(j.at("time_budget_s"), "time_budget_s", false) : 0.0;
+    p.warmup_runs = j.contains("warmup_runs") ? json_small_whole_number(j.at("warmup_runs"), "warmup_runs") : 0;  // plans written before warm-up runs have none
     p.randomised_order = j.value("randomised_order", false);
     p.memory_limit = j.value("memory_limit", "");
     p.thp_mode = j.value("thp_mode", "");
@@ -245,9 +254,13 @@ MatrixPlan MatrixPlan::from_json(const nlohmann::json& j) {
     p.placement.policy = parse_placement(j.at("placement").get<std::string>());
     p.placement.reserve_os_pu = j.at("reserve_os_pu").get<bool>();
     p.placement.oversubscribe = j.at("oversubscribe").get<bool>();
-    p.thread_counts = j.at("thread_counts").get<std::vector<unsigned>>();
-    p.repetitions = j.at("repetitions").get<unsigned>();
-    p.cell_timeout_s = j.at("cell_timeout_s").get<double>();
+    const nlohmann::json& threads = j.at("thread_counts");
+    if (!threads.is_array() || threads.empty())
+      throw std::invalid_argument("\"thread_counts\" must be a list of whole numbers ≥ 1, got " + threads.dump());
+    for (std::size_t i = 0; i < threads.size(); ++i)
+      p.thread_counts.push_back(json_small_whole_number(threads[i], "thread_counts[" + std::to_string(i) + "]", 1));
+    p.repetitions = json_small_whole_number(j.at("repetitions"), "repetitions", 1);
+    p.cell_timeout_s = seconds_or_share(j.at("cell_timeout_s"), "cell_timeout_s", true);
     for (const auto& a : j.at("allocators")) p.allocators.push_back(allocator_spec_from_json(a));
     for (const auto& e : j.at("excluded"))
       p.excluded.push_back({allocator_spec_from_json(e.at("allocator")), e.at("status").get<std::string>(),

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "plan/cell_check.hpp"
 #include "plan/cell_encoding.hpp"
 #include "platform/machine_context.hpp"
 
@@ -23,7 +24,13 @@ nlohmann::json plan_file_json(const MatrixPlan& plan, const nlohmann::json& cont
           {"executable", executable},  {"context", context},          {"plan", plan.to_json()},  {"cells", cells}};
 }
 
-PlanFile read_plan_file(const std::filesystem::path& path) {
+namespace {
+
+std::string shown_key(const nlohmann::json& key) { return key.is_string() ? key.get<std::string>() : key.dump(); }
+
+}  // namespace
+
+PlanFile read_plan_file(const std::filesystem::path& path, PlanCellChecks checks) {
   const std::string name = path.string();
   std::ifstream in(path);
   if (!in) throw std::runtime_error(name + ": cannot open the plan file");
@@ -49,10 +56,19 @@ PlanFile read_plan_file(const std::filesystem::path& path) {
   if (!listed.is_array() || listed.size() != f.cells.size())
     throw std::runtime_error(name + ": its cell list does not match its plan (" + std::to_string(listed.is_array() ? listed.size() : 0) +
                              " cells listed, " + std::to_string(f.cells.size()) + " planned): written by another version of allocstress?");
-  for (std::size_t i = 0; i < f.cells.size(); ++i)
-    if (listed[i].value("key", "") != f.cells[i].key)
-      throw std::runtime_error(name + ": cell " + std::to_string(i) + " is listed as " + listed[i].value("key", std::string("?")) + " but the plan makes it " +
-                               f.cells[i].key + ": written by another version of allocstress?");
+  // Every listed cell, before any runs: checked as `run --cell` checks a cell (cell_check.hpp), its
+  // command included, then the same cell as the plan's (what runs is the plan's).
+  CellChecker checker(checks == PlanCellChecks::as_run_here);
+  for (std::size_t i = 0; i < f.cells.size(); ++i) {
+    const std::string where = name + ": cell " + std::to_string(i) + " (" + cell_label(listed[i]) + ")";
+    const CheckedCell c = checker.check(listed[i], where);
+    const auto key = listed[i].find("key");
+    if (key == listed[i].end() || *key != f.cells[i].key)
+      throw std::runtime_error(name + ": cell " + std::to_string(i) + " is listed as " + (key == listed[i].end() ? "?" : shown_key(*key)) +
+                               " but the plan makes it " + f.cells[i].key + ": written by another version of allocstress?");
+    if (const std::string d = cell_difference(c.cell, f.cells[i].cell, "the plan"); !d.empty())
+      throw std::runtime_error(where + ": " + d + " (a plan file runs its \"plan\": plan the matrix again to change a cell)");
+  }
   return f;
 }
 

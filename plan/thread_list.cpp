@@ -29,7 +29,7 @@ std::vector<unsigned> parse_thread_list(const std::string& text) {
   std::string item;
   while (std::getline(items, item, ',')) {
     const auto dash = item.find('-');
-    if (dash == std::string::npos) {
+    if (dash == std::string::npos || dash == 0 || dash + 1 == item.size()) {  // "-3" is not a range: a count, refused as it is
       out.push_back(parse_count(item, text));
       continue;
     }

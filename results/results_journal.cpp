@@ -97,7 +97,14 @@ void ResultsJournal::write_line(const nlohmann::json& line) {
 }
 
 void ResultsJournal::append(const std::string& key, const nlohmann::json& record) {
-  write_line({{"type", "cell"}, {"key", key}, {"record", record}});
+  try {
+    write_line({{"type", "cell"}, {"key", key}, {"record", record}});
+  } catch (const std::runtime_error& e) {  // a full disk: what is recorded stays, and --resume goes on from it
+    std::string results = path_.string();
+    if (results.ends_with(".journal.jsonl")) results.resize(results.size() - std::string(".journal.jsonl").size());
+    throw std::runtime_error(std::string(e.what()) + " (the " + std::to_string(records_.size()) +
+                             " cells recorded before are safe in it: `allocstress matrix --resume --out " + results + "` continues the run)");
+  }
   records_[key] = record;
 }
 

@@ -14,6 +14,8 @@ namespace fs = std::filesystem;
 
 fs::path journal_path_for(const fs::path& results_json) { return results_json.string() + ".journal.jsonl"; }
 
+fs::path lock_path_for(const fs::path& results_json) { return results_json.string() + ".lock"; }
+
 fs::path table_path_for(const fs::path& results_json) {
   fs::path p = results_json;
   return p.replace_extension(".md");

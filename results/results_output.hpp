@@ -1,5 +1,5 @@
 // Where a matrix's results go and how they are written: the results file, its Markdown table
-// beside it, the journal while the run is under way.
+// beside it, the journal and the lock while the run is under way.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,6 +18,8 @@ struct MatrixOutputs {
 
 std::filesystem::path journal_path_for(const std::filesystem::path& results_json);
 std::filesystem::path table_path_for(const std::filesystem::path& results_json);
+// The lock a run holds for its whole life (platform/process_lock.hpp): "<results>.lock".
+std::filesystem::path lock_path_for(const std::filesystem::path& results_json);
 
 // Assembles the results file from every cell's record, writes it and its Markdown table
 // atomically, and prints the table and both paths.

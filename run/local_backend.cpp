@@ -310,7 +310,12 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     safety = to_json(run_misuse_battery(drop_ins, select_misuse_cases({}), MisuseOptions{}, [](const std::string& line) { std::cerr << line << "\n"; }));
     if (interrupted()) return 130;
   }
-  write_results(plan, std::move(context), std::move(records), outputs, std::move(safety));
+  try {
+    write_results(plan, std::move(context), std::move(records), outputs, std::move(safety));
+  } catch (const std::exception& e) {  // a full disk: the journal keeps every record, --resume writes the files
+    throw std::runtime_error(std::string(e.what()) + "; every cell's record is safe in " + journal_path_for(outputs.results_json).string() +
+                             ": `allocstress matrix --resume --out " + outputs.results_json.string() + "` writes the results and the report");
+  }
   std::error_code ec;
   fs::remove(journal_path_for(outputs.results_json), ec);
   fs::remove_all(temp_folder, ec);

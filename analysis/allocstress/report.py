@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import fidelity, fidelity_section, figure_sections, geomean, memory_timelines, phase_series, profiles, soak_timelines, structures, tables, trace_plots, traces, workload_metrics, workload_sections
-from . import _core, safety, safety_section
+from . import _core, report_folder, safety, safety_section
 from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
 from .html_parts import cell_warnings, mark_nonconforming_rows, mark_warned_rows, markdown_lines_html, nonconforming_note
 from .html_parts import warned_cells, warnings_html
@@ -332,8 +332,11 @@ NO_RECORDS = ("No timing records: these results have no benchmark records (a fil
 def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths: list[str] | tuple = ()) -> str:
     """Writes index.html and the table/figure files into out_dir; returns index.html's path.
     `trace_paths`: traces to analyse in sections of their own.  Every input is read before
-    out_dir is created, so a bad results file or trace leaves no report folder behind
-    (ResultsError, traces.TraceFormatError, OSError)."""
+    anything is written, so a bad results file or trace leaves no report folder behind
+    (ResultsError, traces.TraceFormatError, OSError).  The files are written into a temporary
+    folder beside out_dir (OUT_DIR.partial-XXXX), which replaces out_dir when it is whole: a
+    failure on the way (a full disk: OSError) removes it, and leaves an earlier report in out_dir
+    as it was."""
     runs = load_runs(paths)
     safety.sections(runs)  # a damaged safety section fails here too
     records = not runs.cells.empty  # a file of the misuse battery alone has none
@@ -343,7 +346,14 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
     workload_tables = workload_metrics.workload_tables(runs)
     phase_groups = phase_series.phase_groups(runs)
     fidelity_table = fidelity.fidelity_table(runs) if fidelity_section.has_programs(runs) else None
-    os.makedirs(out_dir, exist_ok=True)
+    with report_folder.whole_folder(out_dir) as work:
+        _write_files(paths, work, command_line, runs, records, loaded_traces, replay_groups, workload_tables, phase_groups, fidelity_table)
+    return os.path.join(out_dir, "index.html")
+
+
+def _write_files(paths: list[str], out_dir: str, command_line: str, runs: Runs, records: bool, loaded_traces: list, replay_groups: list,
+                 workload_tables: list, phase_groups: list, fidelity_table) -> None:
+    """Writes index.html and every table and figure of the report into out_dir."""
     table = tables.summary_table(runs)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
             f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>"]
@@ -383,9 +393,5 @@ def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths:
                  _html_table(["column", "unit", "meaning"], [list(c) for c in fidelity.COLUMNS], left=3)]
     page = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>allocstress report</title>'
             f"<style>{STYLE}</style></head><body>" + "\n".join(body) + "</body></html>\n")
-    index = os.path.join(out_dir, "index.html")
-    tmp = index + ".tmp"
-    with open(tmp, "w") as f:
+    with open(os.path.join(out_dir, "index.html"), "w") as f:
         f.write(page)
-    os.replace(tmp, index)
-    return index

@@ -39,6 +39,17 @@ _expect_error() {
   pass
 }
 
+# expect_exact RC LINE -- COMMAND...: as expect_error, and the one stderr line is exactly LINE.
+expect_exact() {
+  local want_line=$2 before=$failures
+  expect_error "$@"
+  [ "$failures" = "$before" ] || return
+  if [ "$(cat "$T/stderr")" != "$want_line" ]; then
+    checks=$((checks - 1))
+    fail "stderr is not exactly the line wanted: $(cat "$T/stderr") (wanted: $want_line)"
+  fi
+}
+
 # Prints "allocator<TAB>threads<TAB>status<TAB>reason" per measured cell, after validating the
 # results file against results/schema.json (exit 1 with the violations otherwise).
 cells_of() { /usr/bin/python3 "$VALIDATOR" "$SCHEMA" "$1"; }

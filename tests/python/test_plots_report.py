@@ -113,3 +113,49 @@ def test_report_is_self_contained_and_renders(golden, tmp_path, output_dir):
     errors = [m for level, m in seen["console"] if level in ("SEVERE", "ERROR")]
     assert errors == []
     assert os.path.getsize(shot) > 20_000
+
+
+def test_a_report_that_fails_half_way_leaves_no_folder_and_keeps_the_earlier_one(golden, tmp_path, monkeypatch):
+    # A full disk while the report is written (issue 29): the files go to a temporary folder
+    # beside the report's, which is removed on failure; an earlier report stays as it was.
+    import builtins
+    import errno
+    real_open = builtins.open
+
+    def contents(folder):
+        return {name: real_open(os.path.join(folder, name), "rb").read() for name in sorted(os.listdir(folder))}
+
+    def fail_after(n):
+        written = []
+
+        def full_disk_open(file, mode="r", *args, **kwargs):
+            if any(c in mode for c in "wax") and str(file).startswith(str(tmp_path)):
+                written.append(file)
+                if len(written) > n:
+                    raise OSError(errno.ENOSPC, "No space left on device", str(file))
+            return real_open(file, mode, *args, **kwargs)
+        monkeypatch.setattr(builtins, "open", full_disk_open)
+
+    def failing_report(out, command):
+        try:
+            write_report([golden], str(out), command)
+        except OSError as e:
+            assert e.errno == errno.ENOSPC and e.filename == str(out), (e.errno, e.filename)
+        else:
+            raise AssertionError("the report did not fail")
+        finally:
+            monkeypatch.undo()
+
+    fail_after(2)
+    failing_report(tmp_path / "fresh", "fresh")
+    assert sorted(os.listdir(tmp_path)) == ["golden-tiny.json"], os.listdir(tmp_path)  # nothing half-written
+    out = tmp_path / "r"
+    write_report([golden], str(out), "first")
+    before = contents(out)
+    fail_after(len(before) - 1)  # every file written again but the last
+    failing_report(out, "second")
+    assert sorted(os.listdir(tmp_path)) == ["golden-tiny.json", "r"], os.listdir(tmp_path)
+    assert contents(out) == before
+    # Written again: the new report replaces the old one whole.
+    assert "second" in open(write_report([golden], str(out), "second")).read()
+    assert sorted(os.listdir(tmp_path)) == ["golden-tiny.json", "r"]

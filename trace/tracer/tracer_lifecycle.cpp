@@ -15,6 +15,8 @@ std::atomic<bool> g_tracing{false};
 TracerConfig g_config;
 std::atomic<int> g_owner_pid{0};
 std::atomic<std::uint64_t> g_lost_events{0};
+std::atomic<int> g_ending{kRunning};
+std::atomic<unsigned> g_direct_writers{0};
 
 namespace {
 
@@ -64,6 +66,9 @@ void bootstrap() {
 
 bool end_process_trace(trace::EndCause cause, int signal, bool create) {
   if (!g_tracing.load(std::memory_order_relaxed) || !process_owns_trace()) return false;
+  // exit(): later destructors may join threads, whose calls must go on; _exit, exec and fatal
+  // signals: the process dies right after, and no other thread's call may return unrecorded.
+  stop_recording_for_end(cause == trace::EndCause::exit ? kEndingExit : kEndingFinal);
   flush_all_buffers();
   output_end(cause, signal, create, self_tid());
   return true;
@@ -78,6 +83,7 @@ bool flush_before_process_change(trace::EndCause cause) {
 void resume_after_failed_exec() {
   GuardScope guard;
   if (g_tracing.load(std::memory_order_relaxed)) output_end(trace::EndCause::resumed, 0, false, self_tid());
+  resume_recording();
 }
 
 }  // namespace allocstress::tracer

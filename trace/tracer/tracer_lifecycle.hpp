@@ -4,7 +4,9 @@
 // the real functions, notes the owner pid, reads the settings, and registers the thread-exit
 // key, the fork-child handler and the fatal-signal handlers (tracer_signals.hpp).  Other threads
 // arriving meanwhile wait.
-// End: everything published is written out, then the end record (trace_format.hpp), when the
+// End: the other threads' events under way are finished (and, unless the process exits through
+// exit(), their later calls wait until it is gone: thread_buffers.hpp), everything published is
+// written out, then the end record (trace_format.hpp), when the
 // process exits normally (library destructor, after the program's own destructors and atexit
 // handlers), calls _exit/_Exit, replaces its image (exec*: the new image, traced again, writes a
 // file of its own; a failed exec writes a `resumed` record and tracing goes on), or dies of a

@@ -25,6 +25,9 @@ struct ThreadState {
   ThreadBuffer* buffer = nullptr;  // nullptr until the first event; kThreadExited after the last key destructor round
   std::uint32_t tid = 0;           // cached kernel thread id (0 = not read yet)
   unsigned exit_rounds = 0;        // pthread key destructor rounds seen
+  // After the last key destructor round (buffer == kThreadExited): the thread's index and its next
+  // block, for the calls glibc still makes on its way out (thread_buffers.hpp).
+  std::uint32_t exited_thread = 0, exited_block_seq = 0;
 };
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
@@ -41,8 +44,19 @@ extern TracerConfig g_config;
 // create anything of the parent's trace; its exec'd image traces into a file of its own.
 extern std::atomic<int> g_owner_pid;
 // Events recorded but never written (a vfork child's event that found the parent's buffer full,
-// a block refused after the end record, a block dropped by a signal handler re-entering a flush).
+// a block refused after the end record, a block dropped by a signal handler re-entering a flush,
+// an event a thread was recording when the process ended and did not finish in time).
 extern std::atomic<std::uint64_t> g_lost_events;
+
+// How the process's trace is ending (end_process_trace, tracer_lifecycle.hpp).  kEndingFinal
+// (_exit, exec, a fatal signal: the process dies right after the end record): every other thread
+// waits at its next call, before the call returns, so that no call returns that the trace lacks;
+// a failed exec lets them go on.  kEndingExit (exit(): the library destructor; later destructors
+// may still join threads, which must not wait): their calls go on and are not recorded.
+inline constexpr int kRunning = 0, kEndingFinal = 1, kEndingExit = 2;
+extern std::atomic<int> g_ending;
+// Threads writing an event of their own outside a buffer (after their last key destructor round).
+extern std::atomic<unsigned> g_direct_writers;
 
 // True when the calling process owns the trace state (one getpid() system call: slow paths only).
 inline bool process_owns_trace() { return getpid() == g_owner_pid.load(std::memory_order_relaxed); }

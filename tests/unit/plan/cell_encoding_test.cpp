@@ -102,8 +102,14 @@ TEST(CellEncoding, BadCellsAreOneLineErrors) {
   EXPECT_NE(error_of({{"allocator", "pool"}, {"workload", "hashmap"}, {"threads", 1}, {"params", nlohmann::json::object()}})
                 .find("unknown workload 'hashmap' (accepted: alloc-test, "),
             std::string::npos);
-  EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", "two"}, {"params", nlohmann::json::object()}}),
-            "cell file c.json: 'threads' is \"two\" (accepted: a whole number of threads)");
+  // Counts are whole numbers, refused as what they are (never -3 read as 4294967293, 2.5 as 2).
+  for (const auto& [threads, text] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {"two", "\"two\""}, {-3, "-3"}, {2.5, "2.5"}, {0, "0"}, {nlohmann::json::parse("1e3"), "1000.0"}})
+    EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", threads}, {"params", nlohmann::json::object()}}),
+              "cell file c.json: \"threads\" must be a whole number ≥ 1, got " + text);
+  EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "profile"},
+                      {"profile", {{"sample_every", -1}}}}),
+            "cell file c.json: profile: \"sample_every\" must be a whole number ≥ 1, got -1");
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", 3}}),
             "cell file c.json: 'params' is 3 (accepted: a JSON object)");
   EXPECT_EQ(error_of({{"allocator", "pool"}, {"workload", "alloc-test"}, {"threads", 1}, {"params", nlohmann::json::object()}, {"mode", "fast"}}),

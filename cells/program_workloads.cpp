@@ -45,6 +45,11 @@ std::vector<std::string> declared_program_names() {
   return names();
 }
 
+void forget_declared_programs() {
+  std::lock_guard<std::mutex> lock(names_mutex());
+  names().clear();
+}
+
 void declare_programs_of(const Json& document) {
   if (!document.is_object()) return;
   declare_workload_params(document.value("workload_params", Json()));

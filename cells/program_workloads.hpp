@@ -19,6 +19,8 @@ void declare_program_workload(const std::string& name);
 bool is_declared_program(std::string_view name);
 // Every declared name, in the order of declaration.
 std::vector<std::string> declared_program_names();
+// Back to none declared, as in a fresh process (the fuzz targets, tests/fuzz/: each input alone).
+void forget_declared_programs();
 
 // Declares the program workloads a results document, journal or plan carries: every
 // `workload_params` (context.plan or a plan's JSON) and every record whose parameters hold a

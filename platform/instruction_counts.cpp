@@ -62,8 +62,10 @@ OutsideCost outside_calls_cost(const CallgrindProfile& p, const OutsideCalls& ru
     } else if (call.caller_object != rule.workload_object || call.callee_object == rule.workload_object) {
       continue;
     }
+    // (clang before 16, which builds the fuzz targets, cannot capture a structured binding)
+    const std::string& callee = call.callee_function;
     if (std::any_of(rule.excluded_prefixes.begin(), rule.excluded_prefixes.end(),
-                    [&](const std::string& prefix) { return call.callee_function.starts_with(prefix); }))
+                    [&](const std::string& prefix) { return callee.starts_with(prefix); }))
       continue;
     for (std::size_t i = 0; i < out.total.size() && i < cost.size(); ++i) out.total[i] += cost[i];
     out.instructions_by_function[call.callee_function] += event(p, cost, "Ir");

@@ -1,11 +1,19 @@
-// Writes the fuzzer's seed corpus into the folder given as argv[1]: small valid traces (one and
-// two threads, several blocks, with and without call sites, every op kind, an imported one) and
-// one cut inside a block, so that mutations start from files the reader accepts.
+// Writes seed files of the fuzz targets that are made from real files by the real code (run by
+// run_fuzz.sh; built with the targets, not fuzzed):
+//   make_seeds traces DIR          the trace reader's: small valid traces (one and two threads,
+//                                  several blocks, with and without call sites, every op kind, an
+//                                  imported one) and one cut inside a block
+//   make_seeds replay DIR OPS      the replay program's: the programs and heap-map frames the replay
+//                                  workload's `prepare` (what `run`/`matrix` call) builds from the
+//                                  Steve trace OPS (imported as `allocstress import` does) and from
+//                                  the two-thread trace above
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "cells/workload_registry.hpp"
+#include "trace/import_steve.hpp"
 #include "trace/trace_writer.hpp"
 
 namespace {
@@ -37,12 +45,7 @@ void write_trace(const std::filesystem::path& path, std::uint32_t flags, unsigne
   w.finish();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 2) return 2;
-  const std::filesystem::path dir = argv[1];
-  std::filesystem::create_directories(dir);
+void write_traces(const std::filesystem::path& dir) {
   write_trace(dir / "one-thread.ast", 0, 1, 40, 64);
   write_trace(dir / "two-threads-blocks.ast", 0, 2, 30, 8);
   write_trace(dir / "call-sites.ast", kFlagCallSites, 2, 20, 7);
@@ -51,5 +54,36 @@ int main(int argc, char** argv) {
   std::ifstream in(dir / "two-threads-blocks.ast", std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
   std::ofstream(dir / "cut.ast", std::ios::binary) << bytes.substr(0, bytes.size() - 9);
+}
+
+// The replay workload's inputs for `trace`, renamed NAME.program and NAME.heap-map into `dir`.
+void write_replay_inputs(const std::filesystem::path& trace, const std::filesystem::path& dir, const std::string& name, unsigned frames) {
+  const std::filesystem::path folder = dir / ("prepare-" + name);
+  std::filesystem::create_directories(folder);
+  const nlohmann::json params = {{"trace", trace.string()}, {"allocstats_every", 4}, {"heap_map_frames", frames}, {"memory_access", "touch"}, {"seed", 1}};
+  const nlohmann::json inputs = allocstress::workload_entry("replay").prepare(params, folder);
+  std::filesystem::rename(inputs.at("program").get<std::string>(), dir / (name + ".program"));
+  std::filesystem::rename(inputs.at("heap_map").get<std::string>(), dir / (name + ".heap-map"));
+  std::filesystem::remove_all(folder);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 2 ? argv[1] : "";
+  if (!((mode == "traces" && argc == 3) || (mode == "replay" && argc == 4))) return 2;
+  const std::filesystem::path dir = argv[2];
+  std::filesystem::create_directories(dir);
+  if (mode == "traces") {
+    write_traces(dir);
+    return 0;
+  }
+  const std::filesystem::path scratch = dir / "traces";
+  std::filesystem::create_directories(scratch);
+  import_steve(argv[3], scratch / "steve.ast", true);
+  write_replay_inputs(scratch / "steve.ast", dir, "steve-small", 4);
+  write_trace(scratch / "two-threads.ast", kFlagCallSites, 2, 30, 8);
+  write_replay_inputs(scratch / "two-threads.ast", dir, "two-threads", 16);
+  std::filesystem::remove_all(scratch);
   return 0;
 }

@@ -1,0 +1,17 @@
+# libFuzzer on every parser of external input (included from tests/CMakeLists.txt): the trace
+# reader and importers, the plan file, the cell JSON, results files, the journal, fit files, the
+# manifest, the calibration files, callgrind's and strace's output and the replay program's
+# binary inputs, one target each (tests/fuzz/*_fuzz.cpp states each contract).  run_fuzz.sh builds
+# them with clang (ASan + UBSan + libFuzzer; the library compiled once into one archive that every
+# target links, through ccache) and fuzzes each for the seconds below, as many at once as there are
+# CPUs.  13 targets x 15 s on 2 CPUs: 7 rounds, about 105 s, plus the build (about 20 s when ccache
+# holds the objects; the first build after a change to a widely included header compiles the
+# library again, minutes on a 2-core machine: hence the timeout).
+find_program(ALLOCSTRESS_CLANGXX NAMES clang++ clang++-14)
+if(ALLOCSTRESS_CLANGXX)
+  add_test(NAME fuzz.parsers COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzz.sh ${CMAKE_CURRENT_BINARY_DIR}/fuzz 15)
+  set_tests_properties(fuzz.parsers PROPERTIES ENVIRONMENT "CXX=${ALLOCSTRESS_CLANGXX}" LABELS fuzz TIMEOUT 1800)
+else()
+  message(STATUS "fuzz.parsers is not registered: clang++ was not found, and the fuzz targets (tests/fuzz/) need clang's "
+                 "libFuzzer (apt-get install clang, then configure again)")
+endif()

@@ -76,8 +76,18 @@ for f in ev-replay.json ev-fitted.json ev-comparison.md ev-comparison.json; do
 done
 grep -q '^| pool | ' "$T/ev-comparison.md" && grep -q 'Spearman rho' "$T/ev-comparison.md" && pass ||
   fail "comparison table missing: $(cat "$T/ev-comparison.md")"
-/usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if len(c["rows"]) == 3 and all(r["fitted_net_cycles_per_op"] is not None for r in c["rows"]) else 1)' \
-  "$T/ev-comparison.json" && pass || fail "comparison JSON lacks its three allocators"
+# Each row has the fitted model's net cost, unless every process of that allocator's fitted cell
+# was disturbed (left out: on a busy machine they may all be).
+/usr/bin/python3 - "$T/ev-comparison.json" "$T/ev-fitted.json" <<'PY' && pass || fail "comparison JSON lacks its three allocators: $(head -c 600 "$T/ev-comparison.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+records = [b for b in json.load(open(sys.argv[2]))["benchmarks"] if b["run_type"] == "iteration" and b["allocator"] != "void"]
+def all_disturbed(a):
+    mine = [b for b in records if b["allocator"] == a]
+    return bool(mine) and all(b.get("interference", {}).get("disturbed") for b in mine)
+assert len(rows) == 3, rows
+assert all(r["fitted_net_cycles_per_op"] is not None or all_disturbed(r["allocator"]) for r in rows), rows
+PY
 : >"$T/ev4-replay.json"
 expect_error 2 "ev4-replay.json already exists" -- "$ALLOCSTRESS" fit "$T/eval.ast" -o "$T/ev4.json" --evaluate --allocators system --reps 1
 expect_error 2 "--reps applies to --evaluate only" -- "$ALLOCSTRESS" fit "$T/eval.ast" -o "$T/ev3.json" --reps 2

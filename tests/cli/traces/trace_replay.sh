@@ -51,7 +51,11 @@ rec=$("$ALLOCSTRESS" run --allocator system --workload replay --trace "$T/big.as
 got=$(field "r['overhead_ratio'] is None, r['overhead_ratio_measured'] < 1, 'not all resident' in r['overhead_ratio_invalid']" <<<"$rec")
 [ "$got" = "True True True" ] && pass || fail "an overhead ratio below 1 was not flagged invalid: $got"
 "$ALLOCSTRESS" replay "$T/big.ast" --allocators system --reps 1 --access none --no-counts --out "$T/none.json" >/dev/null 2>"$T/log" || fail "replay --access none matrix failed: $(tail -1 "$T/log")"
-grep -Eq '^\| system \| 1 \| 1( \(\+[0-9]+ disturbed\))? \|.*\| invalid \(< 1\) \|' "$T/none.md" && pass || fail "the table does not say invalid: $(grep '| system' "$T/none.md")"
+# (a row when some process of the cell was undisturbed; on a busy machine every one may be
+# disturbed, and the cell is listed under "Not measured" instead)
+{ grep -Eq '^\| system \| 1 \| 1( \(\+[0-9]+ disturbed\))? \|.*\| invalid \(< 1\) \|' "$T/none.md" \
+  || { ! grep -q '^| system ' "$T/none.md" && grep -q "^- system x replay at 1 threads: [0-9]* cell(s) disturbed: " "$T/none.md"; }; } && pass \
+  || fail "the table does not say invalid: $(grep '| system\|^- system' "$T/none.md")"
 rm -f "$T/big.ast"
 
 # A trace cut inside a block: the complete blocks replay, with a warning.

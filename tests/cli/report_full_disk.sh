@@ -1,4 +1,4 @@
-# A disk that fills while the matrix writes its report, or its results file (issue 29).  The failure is injected, so
+# A disk that fills while the matrix writes its report, its results file, or its journal (issue 29).  The failure is injected, so
 # that it is the same on every run: a sitecustomize module on PYTHONPATH (the report's Python
 # process keeps the caller's PYTHONPATH) makes the write of the report's index.html, its last
 # file, fail with ENOSPC, as a full disk would after the tables and figures were written.  The report is written into a temporary

@@ -3,8 +3,12 @@
 #  - cli.plan_validation: plan and cell files checked before anything runs (plan/cell_check.hpp);
 #  - cli.count_options: counts on the command line refused as what they are (-3, 1e3, 2.5);
 #  - cli.run_lock: a second run on the same --out refused while the first runs;
-#  - cli.report_full_disk: a disk that fills during the report (a small tmpfs, root);
+#  - cli.report_full_disk: a disk that fills during the report (an injected ENOSPC), the results
+#    file or the journal (a file size limit): what is safe, and the command that finishes;
 #  - cli.trace_exits: exiting threads' last calls, and _exit racing busy threads.
+# Units: counts read from JSON, the run lock.
+target_sources(allocstress_unit_tests PRIVATE unit/platform/json_numbers_test.cpp unit/platform/process_lock_test.cpp)
+
 # _exit while threads allocate, counting the calls that returned (-O0 -fno-builtin: none dropped).
 add_executable(allocstress_test_exit_race trace/exit_race.cpp)
 target_link_libraries(allocstress_test_exit_race PRIVATE allocstress_warnings Threads::Threads)

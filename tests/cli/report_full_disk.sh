@@ -1,4 +1,4 @@
-# A disk that fills while the matrix writes its report, or its results file (issue 29).  The failure is injected, so
+# A disk that fills while the matrix writes its report, its results file, or its journal (issue 29).  The failure is injected, so
 # that it is the same on every run: a sitecustomize module on PYTHONPATH (the report's Python
 # process keeps the caller's PYTHONPATH) makes the write of the report's index.html, its last
 # file, fail with ENOSPC, as a full disk would after the tables and figures were written.  The report is written into a temporary
@@ -54,4 +54,17 @@ want="allocstress: error: cannot write $out.tmp: File too large; every cell's re
 [ -f "$out.journal.jsonl" ] && [ ! -e "$out" ] && [ ! -e "$out.tmp" ] && pass || fail "after the failed write: $(ls "$T/early")"
 "$ALLOCSTRESS" matrix --resume --out "$out" >/dev/null 2>"$T/early.err" && cells_of "$out" >/dev/null && [ -f "$T/early/r-report/index.html" ] &&
   [ ! -e "$out.journal.jsonl" ] && pass || fail "--resume after the failed write: $(tail -2 "$T/early.err"); $(ls "$T/early")"
+
+# ... and earlier still, as a cell's record is appended to the journal (a limit under the journal
+# of 2 cells): the line names the cells recorded before, safe in the journal, and --resume.
+mkdir "$T/journal"
+out="$T/journal/r.json"
+rc=0
+(trap '' XFSZ; ulimit -f 8; exec "$ALLOCSTRESS" matrix --allocators system --threads 1 --reps 1 --no-counts --target-ci 0 "${TINY[@]}" --out "$out") \
+  >/dev/null 2>"$T/journal.err" || rc=$?
+recorded=$(/usr/bin/python3 -c 'import sys; print(sum(1 for l in open(sys.argv[1]) if l.endswith("\n") and "\"type\":\"cell\"" in l))' "$out.journal.jsonl")
+want="allocstress: error: cannot write $out.journal.jsonl: File too large (the $recorded cells recorded before are safe in it: \`allocstress matrix --resume --out $out\` continues the run)"
+[ "$rc" = 1 ] && [ "$(tail -1 "$T/journal.err")" = "$want" ] && pass || fail "journal over the limit: exit $rc: $(tail -1 "$T/journal.err") (wanted: $want)"
+"$ALLOCSTRESS" matrix --resume --out "$out" >/dev/null 2>"$T/journal.err" && cells_of "$out" >/dev/null && [ -f "$T/journal/r-report/index.html" ] &&
+  pass || fail "--resume after the failed append: $(tail -2 "$T/journal.err"); $(ls "$T/journal")"
 finish

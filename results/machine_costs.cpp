@@ -42,7 +42,7 @@ Json read_machine_costs(const std::filesystem::path& path) {
   Json doc;
   try {
     doc = Json::parse(in);
-  } catch (const Json::parse_error&) {
+  } catch (const Json::exception&) {  // parse_error, or out_of_range for a number beyond double (found by fuzzing)
     throw std::runtime_error("machine costs " + path.string() + " is not JSON");
   }
   check_machine_costs(doc, path);

@@ -98,7 +98,7 @@ Json read_calibration(const std::filesystem::path& path) {
   Json doc;
   try {
     doc = Json::parse(in);
-  } catch (const Json::parse_error&) {
+  } catch (const Json::exception&) {  // parse_error, or out_of_range for a number beyond double (found by fuzzing)
     throw std::runtime_error("calibration " + path.string() + " is not JSON");
   }
   if (!doc.is_object() || doc.value("schema", "") != kCalibrationSchemaName || doc.value("schema_version", 0) != kCalibrationSchemaVersion)

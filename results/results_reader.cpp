@@ -27,6 +27,8 @@ nlohmann::json read_results_file(const std::filesystem::path& path) {
     const bool truncated = std::string(e.what()).find("unexpected end of input") != std::string::npos;
     throw ResultsFileError(name + ": not valid JSON at byte " + std::to_string(e.byte) +
                            (truncated ? " (the file is truncated)" : " (the file is corrupt)"));
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double, e.g. 1e999 (found by fuzzing the calibration)
+    throw ResultsFileError(name + ": not valid JSON (the file is corrupt: " + e.what() + ")");
   }
   const auto schema = j.is_object() ? j.find("schema") : j.end();
   if (!j.is_object() || schema == j.end() || !schema->is_string() || schema->get<std::string>() != kResultsSchemaName)

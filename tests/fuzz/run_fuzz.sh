@@ -9,8 +9,8 @@
 # shared by all harnesses, through ccache when it is installed; the targets then fuzz as many at
 # once as this machine has CPUs (ALLOCSTRESS_FUZZ_JOBS overrides it): each fuzzer is one process
 # on one CPU, so each still fuzzes SECONDS of its own.  Seeds: the files under seeds/TARGET/
-# (small real files, see seeds/README.md) plus those written here from real files of the tree
-# (tests/data/) and by make_seeds.cpp; they are rewritten every run, while the working corpus
+# (small real files, written by seeds/regenerate.sh) plus those written here from real files of the
+# tree (tests/data/traces/, allocators/manifest.tsv) and by make_seeds.cpp; they are rewritten every run, while the working corpus
 # (BUILD_DIR/TARGET/corpus) persists between runs.
 #
 # Exit 1 when a fuzzer finds a crash, an exception outside the contract, a sanitizer report, a
@@ -38,8 +38,10 @@ launcher=$(command -v ccache || true)
 # --- build ---------------------------------------------------------------------------------------
 started=$(date +%s)
 goals=("$build/bin/make_seeds")
+# make runs in the source folder: ccache hashes the working directory of a compile with debug
+# information, so that every build folder gets the objects compiled for another
 for t in "${targets[@]}"; do goals+=("$build/bin/${t}_fuzz"); done
-if ! make -s -f "$here/fuzz.mk" -j"$(nproc)" SRC="$src" OUT="$build" CXX="$cxx" LAUNCHER="$launcher" "${goals[@]}" >"$build/build.log" 2>&1; then
+if ! make -s -C "$src" -f "$here/fuzz.mk" -j"$(nproc)" SRC="$src" OUT="$build" CXX="$cxx" LAUNCHER="$launcher" "${goals[@]}" >"$build/build.log" 2>&1; then
   tail -n 40 "$build/build.log"
   echo "fuzz: the build failed (log: $build/build.log)"
   exit 1
@@ -68,7 +70,6 @@ write_seeds() {
       printf 'v 10400 2\nX /bin/prog with\nnewline\nI 1000 10\na 8 0\n+ 0\n' > "$dir/newline-arg.txt"
       zstd -qc "$dir/small.txt" > "$dir/small.zst" ;;
     manifest) cp "$src/allocators/manifest.tsv" "$dir/" ;;
-    results_file) cp "$data"/*.json "$dir/" ;;
   esac
 }
 for t in "${targets[@]}"; do write_seeds "$t"; done
@@ -86,7 +87,7 @@ fuzz_one() {
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/fuzz.log")
     echo "fuzz.$t: no finding in $seconds s: $runs runs, $rate exec/s, corpus $(ls "$dir/corpus" | wc -l) files (log: $dir/fuzz.log)"
   else
-    grep -E "fuzz finding|ERROR: |SUMMARY: |^ *#[0-9]+ .* in " "$dir/fuzz.log" | head -n 30
+    grep -E "fuzz finding|ERROR: |SUMMARY: |^ *#[0-9]+ .* in " "$dir/fuzz.log" | head -n 16
     for f in "$dir"/artifacts/*; do [ -e "$f" ] && echo "fuzz.$t: input kept at $f (replay: $build/bin/${t}_fuzz $f)"; done
     echo "fuzz.$t: FAILED (log: $dir/fuzz.log)"
     return 1

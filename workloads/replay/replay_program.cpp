@@ -25,12 +25,13 @@ using trace::TraceOp;
 
 constexpr char kProgramMagic[8] = {'A', 'S', 'R', 'E', 'P', 'L', 'Y', '1'};
 constexpr std::uint64_t kPageSize = 4096;
+constexpr unsigned kMaxAlignLog2 = 40;  // larger alignments are rounded down to it (align_log2_of)
 
 std::uint8_t align_log2_of(const TraceEvent& e) {
   std::uint64_t a = e.alignment;
   if ((e.op == TraceOp::valloc || e.op == TraceOp::pvalloc) && a == 0) a = kPageSize;
   unsigned log2 = 0;
-  while ((std::uint64_t{1} << log2) < a && log2 < 40) ++log2;  // a non-power of two rounds up
+  while ((std::uint64_t{1} << log2) < a && log2 < kMaxAlignLog2) ++log2;  // a non-power of two rounds up
   return std::uint8_t(log2 > replay_detail::kDefaultAlignLog2 ? log2 : 0);
 }
 
@@ -327,7 +328,10 @@ MappedReplayProgram::MappedReplayProgram(const std::filesystem::path& path) {
     return std::runtime_error(name + ": not a valid replay program (" + why + ")");
   };
   if (std::memcmp(fh.magic, kProgramMagic, sizeof kProgramMagic) != 0) throw bad("magic");
-  if (fh.total_bytes != bytes_ || sizeof(FileHeader) + std::uint64_t(fh.threads) * sizeof(ThreadHeader) + fh.stats_bytes > bytes_)
+  // (stats_bytes compared on its own first: found by fuzzing, a huge one wrapped the sum around and
+  // the statistics were parsed from beyond the mapping)
+  if (fh.total_bytes != bytes_ || fh.stats_bytes > bytes_ ||
+      sizeof(FileHeader) + std::uint64_t(fh.threads) * sizeof(ThreadHeader) > bytes_ - fh.stats_bytes)
     throw bad("size");
   slots_ = fh.slots;
   max_block_bytes_ = fh.max_block_bytes;
@@ -344,9 +348,25 @@ MappedReplayProgram::MappedReplayProgram(const std::filesystem::path& path) {
     if (!inside(h.ops_offset, h.ops, sizeof(ReplayOp)) || !inside(h.samples_offset, h.samples, sizeof(ReplaySamplePoint)) ||
         !inside(h.live_offset, h.live, sizeof(ReplayLiveBlock)))
       throw bad("thread " + std::to_string(i) + " out of bounds");
-    threads_.push_back({h.trace_thread, h.tid, {reinterpret_cast<const ReplayOp*>(base + h.ops_offset), std::size_t(h.ops)},
-                        {reinterpret_cast<const ReplaySamplePoint*>(base + h.samples_offset), std::size_t(h.samples)},
-                        {reinterpret_cast<const ReplayLiveBlock*>(base + h.live_offset), std::size_t(h.live)}});
+    // Found by fuzzing (tests/fuzz/replay_program_fuzz.cpp): the replay loop runs the ops as they
+    // are, indexing the slot table with their slots, so a file whose ops name a slot beyond
+    // `slots` (or an unknown kind, or a misaligned array) made the cell write outside its slot
+    // table.  save_replay_program writes none of these: such a file is refused here, once, before
+    // the measured phase.
+    if (h.ops_offset % alignof(ReplayOp) != 0 || h.samples_offset % alignof(ReplaySamplePoint) != 0 ||
+        h.live_offset % alignof(ReplayLiveBlock) != 0)
+      throw bad("thread " + std::to_string(i) + " misaligned");
+    const Thread t{h.trace_thread, h.tid, {reinterpret_cast<const ReplayOp*>(base + h.ops_offset), std::size_t(h.ops)},
+                   {reinterpret_cast<const ReplaySamplePoint*>(base + h.samples_offset), std::size_t(h.samples)},
+                   {reinterpret_cast<const ReplayLiveBlock*>(base + h.live_offset), std::size_t(h.live)}};
+    for (const ReplayOp& op : t.ops)
+      if (op.kind > ReplayOpKind::reallocate || op.slot >= slots_ || (op.kind == ReplayOpKind::reallocate && op.old_slot >= slots_) ||
+          op.align_log2 > kMaxAlignLog2 || op.old_align_log2 > kMaxAlignLog2)
+        throw bad("thread " + std::to_string(i) + " has an op beyond the program's " + std::to_string(slots_) + " slots or of unknown kind");
+    for (const ReplayLiveBlock& b : t.live_at_end)
+      if (b.slot >= slots_ || b.align_log2 > kMaxAlignLog2)
+        throw bad("thread " + std::to_string(i) + " has a live block beyond the program's " + std::to_string(slots_) + " slots");
+    threads_.push_back(t);
   }
 }
 

@@ -135,6 +135,11 @@ TEST_F(MachineCostsFile, AMissingCostOrAForeignFileIsRefusedByName) {
       std::runtime_error);
   EXPECT_THROW(read_machine_costs(write({{"schema", "something-else"}})), std::runtime_error);
   EXPECT_FALSE(machine_costs_for_host(dir / "absent.json", "here").calibrated);
+  // found by fuzzing (tests/fuzz/calibration_fuzz.cpp): a number beyond double is not JSON either
+  const auto huge = dir / "huge.json";
+  std::ofstream(huge) << R"({"schema": "allocstress-machine-costs", "created": 1e999})";
+  EXPECT_THROW(read_machine_costs(huge), std::runtime_error);
+  EXPECT_FALSE(machine_costs_for_host(huge, "here").calibrated);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // another run's median, the scores and the conformal factor, the calibration file and the
 // widened intervals in the median entries.
 #include "results/reproduction.hpp"
+#include "results/results_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <numeric>
 #include <string>
+#include <unistd.h>
 
 #include "platform/statistics.hpp"
 #include "results/results_summary.hpp"
@@ -131,6 +133,20 @@ TEST(Reproduction, CalibrationAppliesOnlyOnItsHost) {
   EXPECT_NE(why.find("lacks a positive factor"), std::string::npos) << why;
   std::filesystem::remove(path);
   std::filesystem::remove(bad_path);
+}
+
+// Found by fuzzing (tests/fuzz/calibration_fuzz.cpp): a number beyond double's range is JSON that
+// nlohmann refuses with out_of_range, not parse_error, and it escaped the readers' contracts.
+// `calibrate` reads both files: the calibration and the results files it is made from.
+TEST(Reproduction, ANumberBeyondDoubleIsRefusedAsNotJson) {
+  const auto path = std::filesystem::temp_directory_path() / ("allocstress-calibration-huge-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"schema": "allocstress-reproduction-calibration", "schema_version": 1, "factor": 8842.154e96875})";
+  EXPECT_THROW(read_calibration(path), std::runtime_error);
+  std::string why;
+  EXPECT_TRUE(calibration_for_host(path, "here", why).is_null());
+  EXPECT_NE(why.find("is not JSON"), std::string::npos) << why;
+  EXPECT_THROW(read_results_file(path), ResultsFileError);
+  std::filesystem::remove(path);
 }
 
 TEST(Reproduction, DefaultPathFollowsTheEnvironment) {

@@ -11,6 +11,7 @@
 #include <barrier>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -202,6 +203,47 @@ TEST(ReplayProgram, SurvivesItsFileForm) {
   }
   std::filesystem::resize_file(file, 100);
   EXPECT_THROW(MappedReplayProgram{file}, std::runtime_error);
+  std::filesystem::remove(file);
+}
+
+// Found by fuzzing (tests/fuzz/replay_program_fuzz.cpp): the replay runs a mapped program's ops as
+// they are, so the loader refuses a file whose ops name a slot beyond the program's slots, are of
+// an unknown kind, or lie misaligned; and a statistics size near 2^64 no longer wraps the size
+// check around (the statistics were parsed from beyond the mapping).  The file's layout
+// (replay_program.cpp): a 48-byte header holding the statistics' size at byte 32, then per thread
+// 56 bytes whose fourth 64-bit field (byte 32) is the ops' offset; an op holds its slot at byte 16
+// and its kind at byte 24.
+TEST(ReplayProgram, RefusesAFileTheReplayWouldRunOutOfBounds) {
+  const ReplayProgram p = build_replay_program(two_threads(), 0);
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / ("replay-program-bad-" + std::to_string(getpid()) + ".bin");
+  save_replay_program(p, file);
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::uint64_t ops_offset = 0;
+  std::memcpy(&ops_offset, bytes.data() + 48 + 32, sizeof ops_offset);
+  auto refused = [&](std::size_t at, const void* value, std::size_t n) {
+    std::string patched = bytes;
+    std::memcpy(patched.data() + at, value, n);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << patched;
+    try {
+      MappedReplayProgram m(file);
+      return false;
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what()).find("not a valid replay program") != std::string::npos;
+    }
+  };
+  const std::uint32_t beyond = p.slots;
+  const std::uint8_t unknown_kind = 7;
+  const std::uint64_t misaligned = ops_offset + 1;
+  EXPECT_FALSE(refused(ops_offset + 16, &p.threads[0].ops[0].slot, sizeof beyond)) << "the unpatched file loads";
+  EXPECT_TRUE(refused(ops_offset + 16, &beyond, sizeof beyond));
+  EXPECT_TRUE(refused(ops_offset + 24, &unknown_kind, sizeof unknown_kind));
+  EXPECT_TRUE(refused(48 + 32, &misaligned, sizeof misaligned));
+  const std::uint64_t wrapping_stats = ~std::uint64_t{0};
+  EXPECT_TRUE(refused(32, &wrapping_stats, sizeof wrapping_stats));
   std::filesystem::remove(file);
 }
 

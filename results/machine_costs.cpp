@@ -29,6 +29,14 @@ bool has_median(const Json& costs, const char* name) {
 
 Json per(const Json& total, double units) { return total.is_number() && units > 0 ? Json(total.get<double>() / units) : Json(nullptr); }
 
+// A text member of `object` as the file has it, or `otherwise` when it is absent or not text
+// (found with the fuzz harness tests/fuzz/calibration_fuzz.cpp: value("created", "") threw type_error on
+// a number, out of a function that never throws).
+std::string text_or(const Json& object, const char* name, const std::string& otherwise) {
+  const Json& v = object.is_object() ? object.value(name, Json()) : Json();
+  return v.is_string() ? v.get<std::string>() : otherwise;
+}
+
 }  // namespace
 
 std::filesystem::path default_machine_costs_path() {
@@ -102,9 +110,9 @@ MachineCosts machine_costs_for_host(const std::filesystem::path& path, const std
   costs.lines_per_page = c.at("lines_per_page").at("value").get<double>();
   Json medians = Json::object();
   for (const char* name : kUserCosts)
-    medians[name] = has_median(c, name) ? c.at(name).at("median") : Json("n/a: " + c.value(name, Json::object()).value("n/a", std::string("missing")));
+    medians[name] = has_median(c, name) ? c.at(name).at("median") : Json("n/a: " + text_or(c.value(name, Json()), "n/a", "missing"));
   for (const char* name : kKernelCosts) medians[name] = c.at(name).at("median");
-  costs.source = {{"file", path.string()}, {"created", doc.value("created", "")}, {"host_name", host}, {"unit", doc.value("unit", "")},
+  costs.source = {{"file", path.string()}, {"created", text_or(doc, "created", "")}, {"host_name", host}, {"unit", text_or(doc, "unit", "")},
                   {"medians", medians}};
   return costs;
 }

@@ -22,8 +22,7 @@ src=$(cd "$here/../.." && pwd)
 targets_all=()
 for h in "$here"/*_fuzz.cpp; do h=${h##*/}; targets_all+=("${h%_fuzz.cpp}"); done
 if [ $# -lt 2 ]; then echo "usage: $0 BUILD_DIR SECONDS [TARGET...] (targets: ${targets_all[*]})" >&2; exit 2; fi
-mkdir -p "$1"
-build=$(cd "$1" && pwd) seconds=$2
+build_arg=$1 seconds=$2
 shift 2
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${targets_all[@]}")
@@ -33,6 +32,8 @@ done
 case "$seconds" in ''|*[!0-9]*) echo "run_fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 cxx=${CXX:-clang++}
 if ! command -v "$cxx" >/dev/null; then echo "run_fuzz.sh: $cxx not found: the fuzz targets need clang++ with libFuzzer (apt-get install clang)" >&2; exit 2; fi
+mkdir -p "$build_arg"
+build=$(cd "$build_arg" && pwd)
 launcher=$(command -v ccache || true)
 
 # --- build ---------------------------------------------------------------------------------------

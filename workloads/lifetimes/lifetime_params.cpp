@@ -207,6 +207,14 @@ FitConfig parse_fit_config(std::string_view text, const std::string& name) {
   c.params.lifetimes = r.table(w, wp, "lifetimes");
   c.params.immortal_share = r.number(w, wp, "immortal_share");
   if (w.contains("lifetime_classes")) c.params.lifetime_classes = r.classes(w, wp, "lifetime_classes");
+  // Found by fuzzing (tests/fuzz/fit_file_fuzz.cpp): "trace" and "fit" hold counts, shares and
+  // means, and a number beyond a count's range (2.4e41, -1) was converted to it with undefined
+  // behaviour.  Every number there is refused unless it lies in 0..2^64.
+  for (const char* section : {"trace", "fit"})
+    if (doc.contains(section) && doc[section].is_object())
+      for (const auto& [key, v] : doc[section].items())
+        if (v.is_number() && !(v.get<double>() >= 0 && v.get<double>() < 18446744073709551616.0))
+          r.fail(std::string(section) + "." + key, "is " + v.dump() + " (accepted: a number in 0..2^64)");
   try {
     validate(c.params);
     if (doc.contains("trace")) c.trace = doc["trace"].get<TraceSummary>();

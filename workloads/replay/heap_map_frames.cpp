@@ -68,8 +68,11 @@ HeapMapFrames load_heap_map_frames(const std::filesystem::path& path) {
   in.read(reinterpret_cast<char*>(&h), sizeof h);
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (!in || std::memcmp(h.magic, kFramesMagic, sizeof h.magic) != 0 || h.frames > kHeapMapMaxFrames ||
-      ec || bytes != sizeof h + h.frames * sizeof(std::uint64_t) + h.blocks * sizeof(HeapMapBlock))
+  // (the block count bounded by the file's size before it is multiplied: found by fuzzing, a count
+  // near 2^60 wrapped the size check around and the vector below asked for 2^64 bytes)
+  const std::uint64_t head = sizeof h + h.frames * sizeof(std::uint64_t);  // frames: checked <= kHeapMapMaxFrames first
+  if (!in || std::memcmp(h.magic, kFramesMagic, sizeof h.magic) != 0 || h.frames > kHeapMapMaxFrames || ec || bytes < head ||
+      h.blocks > (bytes - head) / sizeof(HeapMapBlock) || bytes != head + h.blocks * sizeof(HeapMapBlock))
     throw std::runtime_error(path.string() + ": not a heap-map frames file written by allocstress");
   HeapMapFrames out;
   out.op_index.resize(h.frames);

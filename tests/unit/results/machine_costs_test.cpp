@@ -140,6 +140,13 @@ TEST_F(MachineCostsFile, AMissingCostOrAForeignFileIsRefusedByName) {
   std::ofstream(huge) << R"({"schema": "allocstress-machine-costs", "created": 1e999})";
   EXPECT_THROW(read_machine_costs(huge), std::runtime_error);
   EXPECT_FALSE(machine_costs_for_host(huge, "here").calibrated);
+  // found with the fuzz harness: members the model does not need, of another type, are no reason to throw
+  Json odd = valid("here");
+  odd["created"] = 5;
+  odd["costs"]["cycles_per_instruction"] = 5;
+  const MachineCosts costs = machine_costs_for_host(write(odd), "here");
+  EXPECT_TRUE(costs.calibrated);
+  EXPECT_EQ(costs.source.at("medians").at("cycles_per_instruction"), "n/a: missing");
 }
 
 }  // namespace

@@ -149,6 +149,21 @@ TEST(Reproduction, ANumberBeyondDoubleIsRefusedAsNotJson) {
   std::filesystem::remove(path);
 }
 
+// Found with the fuzz harness (tests/fuzz/calibration_fuzz.cpp): a calibration whose descriptive
+// members are of another type widens the intervals all the same (it threw type_error at the end of
+// a matrix run).
+TEST(Reproduction, ACalibrationsDescriptiveMembersAreCopiedAsTheyAre) {
+  Json odd = calibration(2);
+  odd["created"] = 5;
+  odd["pairs"] = "many";
+  std::vector<Json> records;
+  for (unsigned i = 0; i < 10; ++i) records.push_back(timing("system", i, 21 + i));
+  std::vector<Json> aggregates = {{{"aggregate_name", "median"}, {"workload", "alloc-test"}, {"allocator", "system"}, {"threads", 1}}};
+  attach_reproduction(aggregates, records, odd);
+  ASSERT_TRUE(aggregates[0].contains("reproduction"));
+  EXPECT_EQ(aggregates[0]["reproduction"]["calibration"]["created"], 5);
+}
+
 TEST(Reproduction, DefaultPathFollowsTheEnvironment) {
   const char* home_was = std::getenv("HOME");
   const std::string home = home_was != nullptr ? home_was : "";

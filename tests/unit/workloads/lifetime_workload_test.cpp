@@ -363,6 +363,9 @@ TEST(LifetimeParams, FitFileRoundTripsAndRejectsBadContent) {
   EXPECT_NE(error_of(replaced("{\"min\":16,\"max\":16", "{\"min\":16,\"max\":6")).find("f.json: workload.sizes[0].max out of range: 6"),
             std::string::npos);
   EXPECT_NE(error_of(replaced("{\"min\":16,", "{")).find("f.json: workload.sizes[0].min is missing"), std::string::npos);
+  // found by fuzzing: a count of the trace section beyond its range was converted with undefined behaviour
+  EXPECT_EQ(error_of(replaced("\"allocations\": 0", "\"allocations\": 2.4e41")), "f.json: trace.allocations is 2.4e+41 (accepted: a number in 0..2^64)");
+  EXPECT_NE(error_of(replaced("\"size_rows\": 0", "\"size_rows\": -1")).find("f.json: fit.size_rows is -1"), std::string::npos);
   EXPECT_THROW(load_fit_config("/nonexistent/fit.json"), std::invalid_argument);
 }
 

@@ -178,6 +178,13 @@ TEST(ReplayProgram, HeapMapFramesListTheBlocksLiveAtEachFrame) {
   EXPECT_EQ(back.op_index, f.op_index);
   ASSERT_EQ(back.blocks.size(), f.blocks.size());
   EXPECT_EQ(std::memcmp(back.blocks.data(), f.blocks.data(), f.blocks.size() * sizeof(HeapMapBlock)), 0);
+  {  // found by fuzzing: a block count (header byte 16) wrapping the size check is refused as such
+    std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+    const std::uint64_t wrapping = f.blocks.size() + (std::uint64_t{1} << 60);
+    file.seekp(16);
+    file.write(reinterpret_cast<const char*>(&wrapping), sizeof wrapping);
+  }
+  EXPECT_THROW(load_heap_map_frames(path), std::runtime_error);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);
   EXPECT_THROW(load_heap_map_frames(path), std::runtime_error);
   std::filesystem::remove(path);

@@ -107,7 +107,9 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   declare_programs_of({{"workload_params", {{c.workload, member<nlohmann::json>(j, "params", where, "the workload's parameters", nlohmann::json::object(), false)}}}});
   if (find_workload(c.workload) == nullptr)
     throw UsageError(where + ": unknown workload '" + c.workload + "' (accepted: " + workload_names_text() + ")");
-  c.threads = unsigned(count_member(j, "threads", where, 1, std::numeric_limits<unsigned>::max(), 1, true));
+  // 0 threads: a workload with prepared inputs (replay, fitted) takes their count, as `run` encodes it.
+  const unsigned min_threads = find_workload(c.workload)->prepare != nullptr ? 0 : 1;
+  c.threads = unsigned(count_member(j, "threads", where, min_threads, std::numeric_limits<unsigned>::max(), 1, true));
   try {
     c.placement.policy = parse_placement(member<std::string>(j, "placement", where, "a placement name", "compact", false));
     c.mode = parse_cell_mode(member<std::string>(j, "mode", where, "timing, simulate, profile, counts, limited, aged, thp or soak", "timing", false));

@@ -51,8 +51,14 @@ PlanFile read_plan_file(const std::filesystem::path& path, PlanCellChecks checks
   } catch (const std::exception& e) {
     throw std::runtime_error(name + ": " + e.what());
   }
-  f.cells = f.plan.cells();
   const nlohmann::json& listed = j.value("cells", nlohmann::json::array());
+  // Every repetition plans the same cells, at least one: a plan of more repetitions than cells
+  // listed cannot match, and expanding it first could take all memory ("repetitions": 4e9).
+  const std::size_t listed_count = listed.is_array() ? listed.size() : 0;
+  if (f.plan.repetitions > listed_count)
+    throw std::runtime_error(name + ": its cell list does not match its plan (" + std::to_string(listed_count) + " cells listed, " +
+                             std::to_string(f.plan.repetitions) + " repetitions planned): written by another version of allocstress?");
+  f.cells = f.plan.cells();
   if (!listed.is_array() || listed.size() != f.cells.size())
     throw std::runtime_error(name + ": its cell list does not match its plan (" + std::to_string(listed.is_array() ? listed.size() : 0) +
                              " cells listed, " + std::to_string(f.cells.size()) + " planned): written by another version of allocstress?");

@@ -11,8 +11,12 @@
 find_program(ALLOCSTRESS_CLANGXX NAMES clang++ clang++-14)
 if(ALLOCSTRESS_CLANGXX)
   add_test(NAME fuzz.parsers COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzz.sh ${CMAKE_CURRENT_BINARY_DIR}/fuzz 15)
-  set_tests_properties(fuzz.parsers PROPERTIES ENVIRONMENT "CXX=${ALLOCSTRESS_CLANGXX}" LABELS fuzz TIMEOUT 1800)
+  set_tests_properties(fuzz.parsers PROPERTIES ENVIRONMENT "CXX=${ALLOCSTRESS_CLANGXX};FUZZ_OPT=-O0" LABELS fuzz TIMEOUT 1800)
 else()
-  message(STATUS "fuzz.parsers is not registered: clang++ was not found, and the fuzz targets (tests/fuzz/) need clang's "
-                 "libFuzzer (apt-get install clang, then configure again)")
+  # Registered all the same, as a skip with its reason: a fuzz stage that vanished must be seen
+  # (scripts/run-tests.sh fails an unlisted skip under CI=true; tests/skip_policy.py).
+  message(STATUS "clang++ not found: fuzz.parsers will skip (the fuzz targets in tests/fuzz/ need clang's libFuzzer: "
+                 "apt-get install clang, then configure again)")
+  add_test(NAME fuzz.parsers COMMAND sh -c "echo 'SKIP: clang++ was not found when this build was configured (Debian clang, which scripts/setup-deps.sh installs)'; exit 77")
+  set_tests_properties(fuzz.parsers PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77)
 endif()

@@ -35,6 +35,10 @@ edited iterations-negative 'c["params"]["iterations_per_thread"] = -3; arg("--it
 expect_exact 2 "allocstress: error: $T/iterations-negative.json: $at x 1 thread): params: \"iterations_per_thread\" must be a whole number ≥ 0, got -3" -- plan iterations-negative
 edited repetitions 'p["plan"]["repetitions"] = -1'
 expect_exact 2 "allocstress: error: $T/repetitions.json: not a valid matrix plan: \"repetitions\" must be a whole number ≥ 1, got -1" -- plan repetitions
+# Far more repetitions than cells listed: refused before the plan is expanded (it took all memory).
+edited many-reps 'p["plan"]["repetitions"] = 4000000000'
+n_listed=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cells"]))' "$T/many-reps.json")
+expect_exact 2 "allocstress: error: $T/many-reps.json: its cell list does not match its plan ($n_listed cells listed, 4000000000 repetitions planned): written by another version of allocstress?" -- plan many-reps
 edited thread-counts 'p["plan"]["thread_counts"] = [1.5]'
 expect_exact 2 "allocstress: error: $T/thread-counts.json: not a valid matrix plan: \"thread_counts[0]\" must be a whole number ≥ 1, got 1.5" -- plan thread-counts
 

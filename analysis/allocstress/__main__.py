@@ -25,11 +25,11 @@ import os
 import shlex
 import sys
 
-from . import compare_decision as rule
-from .catalogue import metric_entries
-from .compare import METRICS
-from .loading import ResultsError, load_runs
-from .traces import TraceFormatError
+from .comparison import compare_decision as rule
+from .results.catalogue import metric_entries
+from .comparison.compare import METRICS
+from .results.loading import ResultsError, load_runs
+from .tracing.traces import TraceFormatError
 
 HEADLINES = list(dict.fromkeys(m["name"] for m in metric_entries() if m["headline"]))
 NAME_WIDTH = 30  # the option column of the C++ commands' help (CLI11)
@@ -139,7 +139,7 @@ class Outputs:
 
 
 def run_compare(args, parser) -> int:
-    from . import compare_result, compare_text, gbench_view
+    from .comparison import compare_result, compare_text, gbench_view
     if args.gbench_view:
         if args.b is not None:
             parser.error("--gbench-view takes one results file (accepted: compare --gbench-view OUT.json RESULTS.json)")
@@ -182,13 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "report":
-            from .report import write_report
+            from .reporting.report import write_report
             out = args.out or os.path.splitext(args.results[0])[0] + "-report"
             index = write_report(args.results, out, "allocstress " + shlex.join(argv), args.trace)
             print(index)
             return 0
         if args.command == "fidelity":
-            from . import fidelity, fidelity_text
+            from .fidelity_study import fidelity, fidelity_text
             table = fidelity.load_fidelity([args.results], args.model_memory)
             print(fidelity_text.to_json(table) if args.json else fidelity_text.to_markdown(table), end="")
             return 0

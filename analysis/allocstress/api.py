@@ -1,20 +1,21 @@
 """The report, the comparison, the fidelity table and the misuse battery as plain functions, for notebooks and
-scripts: thin wrappers over report.write_report and compare_result.compare_loaded (what `allocstress report` and
-`allocstress compare` run), fidelity.fidelity_table (`allocstress fidelity`) and safety.safety_frame (the
-`safety` section of `allocstress misuse` / `matrix --misuse`), taking the same inputs as allocstress.load."""
+scripts: thin wrappers over reporting.report.write_report and comparison.compare_result.compare_loaded (what
+`allocstress report` and `allocstress compare` run), fidelity_study.fidelity.fidelity_table (`allocstress
+fidelity`) and results.safety.safety_frame (the `safety` section of `allocstress misuse` / `matrix --misuse`),
+taking the same inputs as allocstress.load.  The package root exports them as allocstress.report, .compare,
+.fidelity and .safety; the modules behind them keep their own paths (allocstress.reporting.report, ...)."""
 
 from __future__ import annotations
 
 import os
-import types
 
-from . import compare as _compare
-from . import compare_decision, compare_result
-from . import fidelity as _fidelity
-from . import report as _report
-from . import safety as _safety
-from .frame import resolve_paths
-from .loading import ResultsError, load_runs
+from .comparison import compare_decision, compare_result
+from .fidelity_study import fidelity as _fidelity
+from .fidelity_study import fidelity_text
+from .reporting import report as _report
+from .results import safety as _safety
+from .results.frame import resolve_paths
+from .results.loading import ResultsError, load_runs
 
 
 def report(source, out_dir: str, traces=()) -> str:
@@ -28,7 +29,7 @@ def report(source, out_dir: str, traces=()) -> str:
 
 def compare(a, b, metric: str | None = None, threshold=compare_decision.DEFAULT_THRESHOLD_PERCENT):
     """Run b against run a (two results files, each a path, glob or one-element list), as
-    `allocstress compare A B --threshold PCT` decides it: a compare_result.Comparison (per-cell
+    `allocstress compare A B --threshold PCT` decides it: a comparison.compare_result.Comparison (per-cell
     better / worse / no change in `.cells`, the exact counts in `.counts`, `.geomean`, `.context`
     differences, `.exit_status`, `.to_dict()`).  metric None = each workload's headline metric;
     threshold in percent (5, "5" or "5%")."""
@@ -43,10 +44,9 @@ def fidelity(source, model_memory: str = "peak_rss_bytes"):
     DataFrame with one row per program x model x aspect (speed, memory; counts where the study ran
     counts cells: one figure per allocator, no interval) holding Spearman's rho of
     the allocators' medians, its bootstrap interval, n, the too-few flag, the verdict and the
-    allocator that moved most (columns: allocstress.fidelity.COLUMNS); `df.attrs["readings"]`:
+    allocator that moved most (columns: allocstress.fidelity_study.fidelity.COLUMNS); `df.attrs["readings"]`:
     [(run, program, reading)].  model_memory: the models' memory figure, peak_rss_bytes or
     overhead_ratio.  ResultsError when the files hold no real-program records."""
-    from . import fidelity_text
     table = _fidelity.fidelity_table(load_runs(resolve_paths(source)), model_memory)
     table.attrs["readings"] = fidelity_text.readings(table)
     return table
@@ -55,27 +55,8 @@ def fidelity(source, model_memory: str = "peak_rss_bytes"):
 def safety(source):
     """The misuse battery of the results files `source` (a path, glob or list, as for load; or a
     results document as a dict): a DataFrame with one row per run x allocator x case (columns
-    allocstress.safety.FRAME_COLUMNS: run, allocator, case, group, scored, outcome, symbol, caught,
-    detail, message).  The score and conformance per allocator: allocstress.safety.scores(source);
-    the sampled properties: allocstress.safety.properties(source).  ResultsError when no file
+    allocstress.results.safety.FRAME_COLUMNS: run, allocator, case, group, scored, outcome, symbol, caught,
+    detail, message).  The score and conformance per allocator: allocstress.results.safety.scores(source);
+    the sampled properties: allocstress.results.safety.properties(source).  ResultsError when no file
     given has a `safety` section."""
     return _safety.safety_frame(source)
-
-
-class _CallableModule(types.ModuleType):
-    """A module that can also be called: `allocstress.report(...)`, `allocstress.compare(...)`,
-    `allocstress.fidelity(...)` and `allocstress.safety(...)` are these functions, while `allocstress.report.write_report`, `allocstress.compare.compare_runs` and
-    `from allocstress import compare` keep reaching the modules (the package, its CLI and its tests
-    use them)."""
-
-    def __call__(self, *args, **kwargs):
-        return _CALLS[self.__name__](*args, **kwargs)
-
-
-_CALLS = {_report.__name__: report, _compare.__name__: compare, _fidelity.__name__: fidelity, _safety.__name__: safety}
-
-
-def make_modules_callable() -> None:
-    """allocstress.report / compare / fidelity / safety become callable as the functions above."""
-    for module in (_report, _compare, _fidelity, _safety):
-        module.__class__ = _CallableModule

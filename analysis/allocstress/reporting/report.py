@@ -1,0 +1,405 @@
+"""The HTML report: one self-contained page (styles inline, figures embedded as data URIs) that
+opens offline, plus the tables as Markdown, LaTeX and CSV and the figures as PNG and SVG beside
+it.  It opens with the verdict, states the uncertainty (intervals named with their level and
+method, CV, significance), every per-cell warning under the table showing the cell, the machine
+and its warnings, and the exact command lines.  The figures are figure_sections.py's; the counts tier's
+tables are the C++ ones (results/mode_tables.cpp).  The workloads beyond alloc-test get their metrics
+tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
+allocstats series are drawn as memory over the trace, and their heap maps (replay --heap-map) as
+time x address images; traces given with --trace get a section of their own (summary, sizes,
+threads, live bytes, lifetimes).  Results with real-program records (a program workload P) get the fidelity
+table: how well each model ranks the allocators as the program does.  Results with a `safety` section (the
+misuse battery: `allocstress misuse`, `matrix --misuse`) get the Safety section (safety_section.py);
+a file of the battery alone (no benchmark records) gets that section, its verdict and its machine, and
+the sections drawn from benchmark records say there are none.  Non-conforming allocators (safety.py)
+are marked in the summary table and left out of its ranking (the geometric means)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+
+from ..fidelity_study import fidelity
+from . import fidelity_section, figure_sections, memory_timelines, soak_timelines, workload_sections
+from ..stats import geomean
+from ..tabulation import phase_series, structures, tables, workload_metrics
+from ..results import profiles
+from ..figures import trace_plots
+from ..tracing import traces
+from .. import _core
+from . import report_folder, safety_section
+from ..results import safety
+from .html_parts import escape as _e, figure as _figure, file_stem as _file_stem, html_table as _html_table
+from .html_parts import cell_warnings, mark_nonconforming_rows, mark_warned_rows, markdown_lines_html, nonconforming_note
+from .html_parts import warned_cells, warnings_html
+from ..results.loading import Runs, load_runs
+
+STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{margin-top:1.4em}
+table{border-collapse:collapse;font-size:.86em;margin:.6em 0}th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
+th{background:#f0f0f0}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-left:4px solid #e0a000;padding:.4em 1em}
+code,pre{background:#f6f6f6;font-size:.85em}pre{padding:.6em;overflow-x:auto}figure{margin:1em 0}
+figcaption{font-size:.85em;color:#555}.legend{font-size:.85em;color:#444}img{max-width:100%}
+""" + safety_section.STYLE + "\n"
+
+
+def _machine_rows(ctx: dict) -> list[list[str]]:
+    caches = ", ".join(f"L{c['level']} {c['type']} {c['size'] // 1024} KiB" for c in ctx.get("caches", []))
+    counters = "available" if ctx.get("hw_counters_available") else f"n/a: {ctx.get('hw_counters_reason')}"
+    keys = [("date", ctx.get("date")), ("host", ctx.get("host_name")), ("CPU", ctx.get("cpu_model")),
+            ("PUs", ctx.get("num_cpus")), ("caches", caches), ("kernel", ctx.get("kernel")),
+            ("THP", f"{ctx.get('thp_mode')} (defrag {ctx.get('thp_defrag')})"), ("governor", ctx.get("governor")),
+            ("hardware counters", counters), ("cycle counter", f"{ctx.get('cycle_counter')} (invariant: {ctx.get('tsc_invariant')})"),
+            ("build", f"{ctx.get('build_type')} ({ctx.get('library_build_type')}), {ctx.get('compiler')}"),
+            ("allocstress", f"{ctx.get('allocstress_version')} at commit {ctx.get('git_commit')}"),
+            ("load average (1 min)", ctx.get("load_avg_1min"))]
+    return [[k, str(v)] for k, v in keys]
+
+
+def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
+    """Machine, warnings, commands of one run; the warnings of its cells whose workload no table
+    above shows (`shown_workloads`: those that have their warnings under a table)."""
+    ctx = runs.context(run)
+    parts = [f"<h2>Run {_e(run)}</h2>", "<h3>Machine</h3>", _html_table(["", "value"], _machine_rows(ctx), left=2)]
+    warnings = list(ctx.get("warnings", []))
+    cells = runs.cells[runs.cells["run"] == run]
+    bad = cells[cells["status"] != "ok"]
+    for (allocator, threads, status), g in bad.groupby(["allocator", "threads", "status"], sort=False):
+        reason = g["reason"].dropna()
+        warnings.append(f"{allocator} at {threads} threads: {len(g)} cell(s) {status}: "
+                        f"{reason.iloc[0] if len(reason) else '(no reason recorded)'}")
+    if warnings:
+        parts.append('<h3>Warnings</h3><div class="warn"><ul>' + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></div>")
+    others = cells[~cells["workload"].isin(list(shown_workloads))]
+    if len(others):
+        parts.append(warnings_html(cell_warnings(others), "Warnings of cells not in a table above"))
+    commands = [("matrix" if "plan" in ctx else "command", ctx.get("command_line", "(not recorded)"))]
+    if "resumed" in ctx:
+        commands.append(("resumed with", ctx["resumed"]["command_line"]))
+    recorded = cells[(cells["allocator"] != tables.BASELINE) & cells["command"].notna()]
+    if len(recorded):
+        first = recorded.iloc[0]
+        commands.append((f"one cell by hand, exactly as the matrix ran it ({first['allocator']}, {first['threads']} "
+                         "threads; a drop-in allocator re-executes itself with LD_PRELOAD)", first["command"]))
+    parts.append("<h3>Commands</h3>" + "".join(f"<p>{_e(label)}:</p><pre>{_e(cmd)}</pre>" for label, cmd in commands))
+    return "\n".join(parts)
+
+
+def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[str]:
+    """The alloc-test comparison table (net of the void baseline), its geometric means and files."""
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write(tables.to_markdown(table) + "\n" + tables.nonconforming_markdown(table) + tables.geomean_markdown(table) + "\n"
+                + tables.columns_markdown())
+    with open(os.path.join(out_dir, "summary.tex"), "w") as f:
+        f.write(tables.to_latex(table))
+    with open(os.path.join(out_dir, "summary.csv"), "w") as f:
+        f.write(tables.to_csv(table))
+    headers, rows = tables.display_rows(table)
+    warnings = cell_warnings(runs.cells, set(table["workload"]))
+    rows = mark_warned_rows(headers, rows, warned_cells(warnings), table["run"].iloc[0], table["workload"].iloc[0])
+    nonconforming = table.attrs.get("nonconforming", {})
+    rows = mark_nonconforming_rows(headers, rows, nonconforming, table["run"].iloc[0])
+    geo = tables.geomean_table(table)
+    geo_headers, geo_rows = geomean.geomean_rows(geo, tables.REFERENCE)
+    notes = tables.table_warnings(table)
+    body = ["<h2>Summary</h2>", _html_table(headers, rows, left=tables.leading_text_columns(table)),
+            f'<p class="legend">{_e(tables.LEGEND)}</p>', nonconforming_note(nonconforming, set(table["run"])),
+            warnings_html(warnings)]
+    if notes:
+        body.append('<div class="warn"><ul>' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
+    body += ["<h3>Geometric mean over workloads and thread counts</h3>",
+             _html_table(geo_headers, geo_rows, left=2),
+             '<p class="legend">' + _e(" ".join(["Cheapest first; each allocator averaged over the same cells."] +
+                                               ["Left out: " + x for x in geo.attrs.get("left_out", [])])) + "</p>",
+             '<p class="legend">Tables as files: <a href="summary.md">Markdown</a>, <a href="summary.tex">LaTeX</a>, '
+             '<a href="summary.csv">CSV</a>.</p>']
+    return body
+
+
+def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
+    """The data-structure table and the Gleipnir-style simulated-cache table, when the runs have them."""
+    table = structures.structure_table(runs)
+    if table.empty:
+        return []
+    headers, rows = structures.structure_display(table)
+    parts = ["<h2>Data-structure workloads: placement and traversal</h2>", _html_table(headers, rows, left=3),
+             f'<p class="legend">{_e(structures.STRUCTURE_LEGEND)}</p>']
+    markdown = structures.to_markdown(headers, rows, structures.STRUCTURE_LEGEND)
+    table.to_csv(os.path.join(out_dir, "structures.csv"), index=False)
+    sims = structures.cache_sim_table(runs, table)
+    if not sims.empty:
+        sh, sr = structures.sim_display(sims)
+        legend = " ".join([structures.SIM_LEGEND] + structures.hardware_notes(sims))
+        parts += ["<h3>Simulated caches of the search phase (Gleipnir-style)</h3>", _html_table(sh, sr, left=3),
+                  f'<p class="legend">{_e(legend)}</p>']
+        markdown += "\n" + structures.to_markdown(sh, sr, legend)
+        sims.to_csv(os.path.join(out_dir, "cache-sim.csv"), index=False)
+    with open(os.path.join(out_dir, "structures.md"), "w") as f:
+        f.write(markdown)
+    parts.append('<p class="legend">As files: <a href="structures.md">Markdown</a>, <a href="structures.csv">CSV</a>'
+                 + (', <a href="cache-sim.csv">simulated caches CSV</a>' if not sims.empty else "") + ".</p>")
+    return parts
+
+
+def _markdown_sections(runs: Runs, render, title: str) -> list[str]:
+    """Tables the C++ renders as Markdown (render: a _core function of a results document's JSON
+    text), one run after another under `title`: the same text as the .md table's, so the two
+    cannot disagree."""
+    parts = []
+    for run, doc in zip(runs.run_names(), runs.documents):
+        text = render(json.dumps(doc))
+        if text:
+            parts.append(f"<h2>{title}" + (f" ({_e(run)})" if len(runs.documents) > 1 else "") + "</h2>" + markdown_lines_html(text))
+    return parts
+
+
+def _counts_sections(runs: Runs) -> list[str]:
+    """The counts tier's tables (results/mode_tables.cpp)."""
+    return _markdown_sections(runs, _core.counts_markdown, "Counts tier: a model of the clock, the same on every run")
+
+
+def _memory_sections(runs: Runs) -> list[str]:
+    """The memory tables (results/memory_tables.cpp): outcomes under a memory limit, the ageing penalty, the THP
+    modes, the soak cells."""
+    return _markdown_sections(runs, _core.memory_markdown, "Memory beside speed")
+
+
+def _profile_sections(runs: Runs) -> list[str]:
+    """Latency by class, system calls and memory breakdown of the profile runs, if any."""
+    records = profiles.profile_records(runs)
+    if not records:
+        return []
+    sh, sr = profiles.syscall_rows(records)
+    mh, mr = profiles.memory_rows(records)
+    return ["<h2>Profile runs (separate from the timing runs)</h2>",
+            "<h3>Latency by class</h3>", _html_table(profiles.LATENCY_HEADERS, profiles.latency_rows(records), left=7),
+            "<h3>Memory system calls in the measured phase</h3>", _html_table(sh, sr, left=2),
+            "<h3>Memory breakdown at the end of the loop (MiB)</h3>", _html_table(mh, mr, left=2),
+            f'<p class="legend">{_e(profiles.LEGEND)}</p>']
+
+
+ALLOCSTATS_CAPTION = ("Memory over the trace, replayed: used = live requested bytes in recorded order (the theoretical "
+                      "heap); RSS = RSS growth since the start of the measured phase (solid); maxmem = the largest RSS "
+                      "so far (dashed); below, mean TSC cycles per op over the last K ops of the sampling thread.  "
+                      "First ok repetition of each allocator; sampled every {every} ops.")
+
+
+HEAP_MAP_CAPTION = ("Heap map of {allocator}: where the blocks live at each of {frames} evenly spaced points of the trace "
+                    "(recorded order) lay in this replay's address space.  Address axis compacted: only the 64 KiB chunks "
+                    "some block touched, in address order ({chunks} chunks, {spans} run(s) of adjacent chunks; thin red "
+                    "lines where a gap of the address space was left out).  Colour = share of each bin's bytes live; white "
+                    "= nothing live.  Below: fragmentation = 1 - live bytes / bytes of the 4 KiB pages the live blocks "
+                    "touch, with live and spanned MiB.  Sizes are the requested ones.  First ok repetition.")
+
+
+def _heap_map_parts(g: traces.AllocstatsGroup, number: int, out_dir: str) -> list[str]:
+    """A heap-map figure per allocator of the group that has one; a line for those that could not."""
+    parts = []
+    for allocator, hm in g.heap_maps.items():
+        if hm.unavailable is not None:
+            if allocator != tables.BASELINE:
+                parts.append(f'<p class="legend">Heap map of {_e(allocator)}: n/a ({_e(hm.unavailable)}).</p>')
+            continue
+        title = f"{os.path.basename(g.trace)}: heap map of {allocator}"
+        stem = os.path.join(out_dir, _file_stem(g.run, f"replay{number}", os.path.basename(g.trace), f"{g.threads}t", allocator, "heap-map"))
+        caption = HEAP_MAP_CAPTION.format(allocator=allocator, frames=hm.frames, chunks=hm.chunks, spans=hm.spans_total)
+        if hm.overlapped_frames:
+            caption += (f"  In {hm.overlapped_frames} frame(s) blocks live together in the recorded order shared addresses in "
+                        "this replay (its threads interleaved otherwise): those bytes are counted once.")
+        parts.append(_figure(trace_plots.plot_heap_map(hm, title, stem), caption))
+    if parts:
+        parts.insert(0, '<h4>Heap maps</h4>')
+    return parts
+
+
+def _replay_sections(groups: list[traces.AllocstatsGroup], out_dir: str) -> list[str]:
+    """Memory over the trace for every (run, trace, threads) with replay allocstats series."""
+    if not groups:
+        return []
+    parts = ['<h2 id="replay">Replay: memory over the trace</h2>']
+    for number, g in enumerate(groups, 1):
+        title = f"{os.path.basename(g.trace)}, {g.threads} thread(s), run {g.run}"
+        stem = os.path.join(out_dir, _file_stem(g.run, f"replay{number}", os.path.basename(g.trace), f"{g.threads}t", "memory"))
+        every = ", ".join(sorted({str(k) for k in g.every.values()})) or "?"
+        parts += [f"<h3>{_e(title)}</h3>", f'<p class="legend">Trace: <code>{_e(g.trace)}</code></p>',
+                  _figure(trace_plots.plot_allocstats(g, title, stem), ALLOCSTATS_CAPTION.format(every=every))]
+        parts += _heap_map_parts(g, number, out_dir)
+    return parts
+
+
+TRACE_LEGEND = ("Events are in merged order (by TSC, ties by thread, then each thread's own order).  A block is the result "
+                "of a successful allocation or realloc; frees and reallocs are matched to blocks by address in that order, "
+                "whatever thread makes them.  A realloc ends the old block and starts a new one.  Unmatched frees/reallocs "
+                "free an address the trace never saw allocated.  Lost blocks: their address was returned again before any "
+                "free of it was seen.  Lost blocks and blocks live at the end are censored: their lifetimes are lower bounds "
+                "and are left out of the lifetime statistics and the 2D histogram.  Lifetime in allocations = blocks "
+                "allocated in between (the op-count clock the fit uses); in seconds = TSC ticks / the trace's TSC rate, "
+                "when the trace records one.")
+MAX_THREAD_ROWS = 64  # the per-thread table lists the busiest threads beyond this
+
+
+def _quantile_text(q: dict, unit: str) -> str:
+    if not q:
+        return "n/a"
+    fmt = (lambda v: f"{v:.3g}") if unit == "s" else (lambda v: f"{v:,.0f}")
+    return f"median {fmt(q[0.5])}, p90 {fmt(q[0.9])}, max {fmt(q[1.0])} {unit}"
+
+
+def _bytes_text(n: int) -> str:
+    """'350 B', '14,834,574 B (14.1 MiB)'."""
+    return f"{n:,} B" + (f" ({trace_plots.format_bytes(n)})" if n >= 1024 else "")
+
+
+def _trace_summary_rows(trace: traces.Trace, s: dict) -> list[list[str]]:
+    meta = trace.meta
+    flags = [name for name, on in (("call sites", meta["call_sites"]), ("imported", meta["imported"])) if on]
+    rows = [("command line", " ".join(meta["command_line"]) or "(not recorded)"),
+            ("pid / ppid", f"{meta['pid']} / {meta['ppid']}" + (f" ({', '.join(flags)})" if flags else "")),
+            ("file", f"{s['file_bytes']:,} B, {s['blocks_in_file']:,} blocks"),
+            ("truncation", s["truncation"] or "none: every block complete"),
+            ("events", f"{s['events']:,}"), ("threads", str(s["threads"])),
+            ("ops by kind", ", ".join(f"{k} {v:,}" for k, v in s["ops"].items()) or "none"),
+            ("allocation / free / realloc events", f"{s['allocation_events']:,} / {s['free_events']:,} / {s['realloc_events']:,}"),
+            ("blocks allocated", f"{s['blocks']:,}"),
+            ("peak live requested bytes", _bytes_text(s["peak_live_bytes"])
+             + (f" after event {s['peak_live_event']:,}" if s["peak_live_event"] >= 0 else "")),
+            ("live at the end (censored)", f"{s['live_at_end']:,} blocks, {_bytes_text(s['live_at_end_bytes'])}"),
+            ("lost blocks (censored)", f"{s['lost_blocks']:,}"),
+            ("unmatched frees", f"{s['unmatched_frees']:,}"), ("unmatched reallocs", f"{s['unmatched_reallocs']:,}"),
+            ("frees of NULL", f"{s['null_frees']:,}"), ("failed allocations", f"{s['failed_allocations']:,}"),
+            ("failed reallocs", f"{s['failed_reallocs']:,}"), ("cross-thread frees", f"{s['cross_thread_frees']:,}"),
+            ("TSC rate", f"{s['tsc_hz'] / 1e9:.3f} GHz" if s["tsc_hz"] else "unknown (imported or written without timing)"),
+            ("duration", f"{s['duration_seconds']:.3f} s" if s["duration_seconds"] is not None else "n/a"),
+            ("lifetime, allocations in between", _quantile_text(s["lifetime_allocations_quantiles"], "blocks")),
+            ("lifetime, seconds", _quantile_text(s["lifetime_seconds_quantiles"], "s"))]
+    return [[k, v] for k, v in rows]
+
+
+def _thread_table(trace: traces.Trace) -> str:
+    counts = traces.thread_op_counts(trace)
+    note = ""
+    if len(counts) > MAX_THREAD_ROWS:
+        note = f'<p class="legend">The {MAX_THREAD_ROWS} busiest of {len(counts)} threads.</p>'
+        counts = counts.sort_values("total", ascending=False, kind="stable").head(MAX_THREAD_ROWS)
+    tids = trace.meta["thread_tids"]
+    rows = [[str(t), str(tids.get(int(t), "?"))] + [f"{int(v):,}" for v in r] for t, r in zip(counts.index, counts.to_numpy())]
+    return _html_table(["thread", "tid"] + list(counts.columns), rows, left=2) + note
+
+
+def _trace_section(number: int, trace: traces.Trace, replays: list[traces.AllocstatsGroup], out_dir: str) -> list[str]:
+    """Summary, per-thread counts and figures of one trace given with --trace; `replays`: the
+    allocstats groups of the results, to point at those that replayed this trace."""
+    lifetimes = traces.block_lifetimes(trace)
+    summary = traces.trace_summary(trace, lifetimes)
+    name = os.path.basename(trace.path)
+    parts = [f"<h2>Trace: {_e(name)}</h2>", f"<p><code>{_e(trace.path)}</code></p>",
+             _html_table(["", "value"], _trace_summary_rows(trace, summary), left=2)]
+    mine = [g for g in replays if os.path.realpath(g.trace) == os.path.realpath(trace.path)]
+    if mine:
+        parts.append('<p>Replayed in the results: ' + ", ".join(f"run {_e(g.run)} at {g.threads} thread(s)" for g in mine)
+                     + ' (<a href="#replay">memory over the trace</a>).</p>')
+    if summary["truncation"]:
+        parts.append(f'<div class="warn">The trace was cut short: {_e(summary["truncation"])}.  Everything before the '
+                     "incomplete block is analysed; frees missing from it show up as lost or live-at-end blocks.</div>")
+    if not len(trace):
+        return parts + ['<p class="legend">The trace has no events: no figures.</p>']
+    parts += ["<h3>Ops per thread</h3>", _thread_table(trace)]
+    stem = os.path.join(out_dir, _file_stem(f"trace{number}", name))
+    figures = [
+        (trace_plots.plot_size_histogram(traces.log2_histogram(lifetimes.size), f"{name}: block sizes", stem + "-sizes"),
+         "Block sizes: blocks per power-of-two bin of the bytes requested (log scale)."),
+        (trace_plots.plot_thread_ops(traces.thread_op_counts(trace), f"{name}: ops per thread", stem + "-threads"),
+         "Allocation, free and realloc events per thread."),
+        (trace_plots.plot_live_bytes(lifetimes, f"{name}: live requested bytes", stem + "-live"),
+         "Live requested bytes after each event in merged order (the theoretical heap a replay's 'used' follows); "
+         "the band spans each chunk's min..max."),
+        (trace_plots.plot_lifetime_scatter(lifetimes, f"{name}: lifetime vs allocation time", stem + "-lifetimes"),
+         f"Lifetime against allocation time on the op-count clock, a fixed-seed sample of at most "
+         f"{trace_plots.MAX_SCATTER_POINTS:,} blocks; censored blocks are lower bounds."),
+        (trace_plots.plot_lifetime_size(traces.lifetime_size_histogram(lifetimes), f"{name}: lifetime x size",
+                                        stem + "-lifetime-size"),
+         "Blocks by lifetime (allocations in between) and size, log2 bins, complete lifetimes only."),
+    ]
+    if trace.tsc_hz and np.isfinite(lifetimes.seconds).any():
+        figures.insert(4, (trace_plots.plot_lifetime_scatter(lifetimes, f"{name}: lifetime vs allocation time (s)",
+                                                             stem + "-lifetimes-seconds", clock="seconds"),
+                           "The same in seconds (TSC ticks / the trace's TSC rate); zero lifetimes are not drawn."))
+    parts += ["<h3>Figures</h3>"] + [_figure(png, caption) for png, caption in figures]
+    parts.append(f'<p class="legend">{_e(TRACE_LEGEND)}</p>')
+    return parts
+
+
+NO_RECORDS = ("No timing records: these results have no benchmark records (a file of the misuse battery alone, "
+              "`allocstress misuse`), so there are no timing tables or figures.")
+
+
+def write_report(paths: list[str], out_dir: str, command_line: str, trace_paths: list[str] | tuple = ()) -> str:
+    """Writes index.html and the table/figure files into out_dir; returns index.html's path.
+    `trace_paths`: traces to analyse in sections of their own.  Every input is read before
+    anything is written, so a bad results file or trace leaves no report folder behind
+    (ResultsError, traces.TraceFormatError, OSError).  The files are written into a temporary
+    folder beside out_dir (OUT_DIR.partial-XXXX), which replaces out_dir when it is whole: a
+    failure on the way (a full disk: OSError) removes it, and leaves an earlier report in out_dir
+    as it was."""
+    runs = load_runs(paths)
+    safety.sections(runs)  # a damaged safety section fails here too
+    records = not runs.cells.empty  # a file of the misuse battery alone has none
+    loaded_traces = [traces.load_trace(p) for p in trace_paths]
+    # malformed allocstats or phase series, or workload_metrics, fail here: before any file is written
+    replay_groups = traces.allocstats_groups(runs)
+    workload_tables = workload_metrics.workload_tables(runs)
+    phase_groups = phase_series.phase_groups(runs)
+    fidelity_table = fidelity.fidelity_table(runs) if fidelity_section.has_programs(runs) else None
+    with report_folder.whole_folder(out_dir) as work:
+        _write_files(paths, work, command_line, runs, records, loaded_traces, replay_groups, workload_tables, phase_groups, fidelity_table)
+    return os.path.join(out_dir, "index.html")
+
+
+def _write_files(paths: list[str], out_dir: str, command_line: str, runs: Runs, records: bool, loaded_traces: list, replay_groups: list,
+                 workload_tables: list, phase_groups: list, fidelity_table) -> None:
+    """Writes index.html and every table and figure of the report into out_dir."""
+    table = tables.summary_table(runs)
+    body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
+            f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>"]
+    for run, doc in zip(runs.run_names(), runs.documents):  # the verdict first: the same text as the .md table's
+        verdict = _core.verdict_markdown(json.dumps(doc))
+        if verdict:
+            title = "Verdict" + (f": {_e(run)}" if len(paths) > 1 else "")
+            body.append(f"<h2>{title}</h2>" + markdown_lines_html(verdict))
+    if not records:
+        body.append(f"<p>{_e(NO_RECORDS)}</p>")
+    if not table.empty:  # alloc-test cells (files with only data-structure cells have none)
+        body += _alloc_test_summary(table, runs, out_dir)
+    body += safety_section.safety_section(runs, out_dir)
+    if records:  # the sections drawn from benchmark records
+        body += figure_sections.figures_section(runs, out_dir)
+        body += _structure_sections(runs, out_dir)
+        body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
+        body += _counts_sections(runs)
+        body += _memory_sections(runs)
+        # RSS and hugepage coverage over the phase, then per bin over the soaks
+        body += memory_timelines.timelines_section(runs, out_dir, soak_timelines.soak_parts(runs, out_dir))
+        body += fidelity_section.fidelity_section(fidelity_table, out_dir)
+        body += _profile_sections(runs)
+        body += _replay_sections(replay_groups, out_dir)
+    for number, trace in enumerate(loaded_traces, 1):
+        body += _trace_section(number, trace, replay_groups, out_dir)
+    shown = set(table["workload"]) | {t.workload for t in workload_tables}
+    for run in runs.run_names():
+        body.append(_run_section(runs, run, shown))
+    documented = (tables.COLUMNS if not table.empty else []) + (
+        structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
+    if documented:
+        body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
+    body += workload_sections.columns_section(workload_tables)
+    if fidelity_table is not None:
+        body += ["<h3>Columns of the fidelity table (fidelity.csv)</h3>",
+                 _html_table(["column", "unit", "meaning"], [list(c) for c in fidelity.COLUMNS], left=3)]
+    page = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>allocstress report</title>'
+            f"<style>{STYLE}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+    with open(os.path.join(out_dir, "index.html"), "w") as f:
+        f.write(page)

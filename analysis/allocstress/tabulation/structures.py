@@ -1,0 +1,192 @@
+"""Tables of the data-structure workloads (the registry's "structure" table kind): what the allocator's
+block placement costs when a program later walks its nodes.  These figures are raw -- no void
+baseline exists for a structure -- and are compared with the system allocator on the search
+phase.  The Gleipnir-style table lists the simulated demand fetches and misses of the search phase
+(callgrind, from `--cache-sim` records) beside the measured search cost."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..results import catalogue
+from ..stats import statistics as st
+from ..results.loading import Runs
+from .tables import REFERENCE, number_text, cell_overhead, with_interval
+
+STRUCTURE_WORKLOADS = catalogue.workload_names(table="structure")  # the one definition (compare.py imports it)
+
+
+def _median_of(name: str, place: str = "record", note: str = "") -> tuple[str, str, str]:
+    """(column, unit, meaning) of the column that is the median of a catalogued metric."""
+    return catalogue.column_doc(name, place, "Median over the ok repetitions of", note)
+
+
+# (column, unit, meaning): the metric columns' units and definitions from the metric catalogue
+STRUCTURE_COLUMNS = [
+    ("run", "-", "Results file the row comes from."),
+    ("workload", "-", "One of " + ", ".join(STRUCTURE_WORKLOADS) + "."),
+    ("allocator", "-", "Allocator name."),
+    ("threads", "threads", "Worker threads; each builds and searches its own structure."),
+    ("reps_ok", "count", "Timing repetitions with status ok (every search result verified)."),
+    _median_of("build_cycles_per_node"),
+    _median_of("search_cycles_per_visit"),
+    ("search_ci_low", "TSC cycles", "Lower end of the distribution-free interval of that median (as in the alloc-test table)."),
+    ("search_ci_high", "TSC cycles", "Upper end of that interval."),
+    ("search_cv", "fraction", "Coefficient of variation of search cycles/visit over repetitions."),
+    ("unstable", "bool", "search_cv >= 0.05."),
+    ("search_vs_system", "ratio", "median search cycles/visit of system / of this allocator: > 1 walks faster."),
+    ("search_vs_system_ci_low", "ratio", "95% percentile-bootstrap interval of search_vs_system, lower end."),
+    ("search_vs_system_ci_high", "ratio", "Upper end of that interval."),
+    ("search_p", "p-value", "Two-sided Mann-Whitney U test against system's search cycles/visit."),
+    ("search_significance", "mark", "'**' p < 0.01, '*' p < 0.05, '' not significant, 'n/a' too few repetitions."),
+    _median_of("cache_line_utilisation", "placement_metrics"),
+    _median_of("page_utilisation", "placement_metrics"),
+    _median_of("set_histogram_max_over_mean", "placement_metrics"),
+    _median_of("overhead_ratio", note="Nodes and interleaved blocks are the live bytes."),
+]
+
+SIM_COLUMNS = [
+    ("run", "-", "Results file."), ("workload", "-", "Workload."), ("allocator", "-", "Allocator."),
+    ("threads", "threads", "Worker threads."),
+    ("data_refs", "count", "Demand fetches: data reads + writes of the search loop (callgrind)."),
+    ("d1_misses", "count", "Simulated L1 data misses of the search loop."),
+    ("d1_miss_rate", "fraction", "d1_misses / data_refs."),
+    ("ll_misses", "count", "Simulated last-level data misses of the search loop."),
+    ("search_cycles_per_visit", "TSC cycles", "Median measured search cycles per node visited (timing runs)."),
+    ("hw_l1d_read_misses", "count", "Hardware L1d read misses of the search phase (first timing repetition), or "
+     "n/a where perf_event_open has no such counter."),
+    ("hw_reason", "text", "Why the hardware count is n/a (perf_event_open's error), else empty."),
+]
+
+
+def _timing(cells: pd.DataFrame) -> pd.DataFrame:
+    mode = cells["mode"].fillna("timing") if "mode" in cells else pd.Series("timing", index=cells.index)
+    return cells[(mode == "timing") & cells["workload"].isin(STRUCTURE_WORKLOADS)]
+
+
+def median_of(frame: pd.DataFrame, column: str) -> float:
+    values = st.clean(frame[column].to_numpy()) if column in frame else st.clean([])
+    return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
+
+
+PLACEMENT_COLUMNS = ("cache_line_utilisation", "page_utilisation", "set_histogram_max_over_mean")
+
+
+def structure_table(runs: Runs) -> pd.DataFrame:
+    names = [c[0] for c in STRUCTURE_COLUMNS]
+    cells = runs.cells
+    ok = _timing(cells)
+    ok = ok[(ok["status"] == "ok") & ~ok["disturbed"]]
+    rows = []
+    for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
+        ref = st.clean(group[group["allocator"] == REFERENCE]["search_cycles_per_visit"].to_numpy())
+        for allocator, g in group.groupby("allocator", sort=False):
+            search = st.clean(g["search_cycles_per_visit"].to_numpy())
+            cell = st.summarise_cell(search)
+            ratio = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+            p, mark = math.nan, ""
+            if ref.size:
+                ratio = st.ratio_of_medians(ref, search)
+                if allocator != REFERENCE:
+                    p = st.mann_whitney_p(search, ref)
+                    mark = st.significance_mark(p, search.size, ref.size)
+            rows.append({"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
+                         "reps_ok": int(search.size), "build_cycles_per_node": median_of(g, "build_cycles_per_node"),
+                         "search_cycles_per_visit": cell["median"], "search_ci_low": cell["ci_low"],
+                         "search_ci_high": cell["ci_high"], "search_cv": cell["cv"], "unstable": cell["unstable"],
+                         "search_vs_system": ratio["ratio"], "search_vs_system_ci_low": ratio["ci_low"],
+                         "search_vs_system_ci_high": ratio["ci_high"], "search_p": p, "search_significance": mark,
+                         **{name: median_of(g, catalogue.column_of(name)) for name in PLACEMENT_COLUMNS},
+                         "overhead_ratio": float(pd.Series(cell_overhead(g)[0], dtype=float).median())})
+    return pd.DataFrame(rows, columns=names)
+
+
+def cache_sim_table(runs: Runs, structures: pd.DataFrame) -> pd.DataFrame:
+    names = [c[0] for c in SIM_COLUMNS]
+    cells = runs.cells
+    if "mode" not in cells:
+        return pd.DataFrame(columns=names)
+    sims = cells[(cells["mode"] == "simulate") & (cells["status"] == "ok")]
+    timing = _timing(cells)
+    rows = []
+    for _, rec in sims.iterrows():  # column names hold dots: not itertuples
+        key = (rec["run"], rec["workload"], rec["allocator"], rec["threads"])
+        measured = structures[(structures["run"] == key[0]) & (structures["workload"] == key[1]) &
+                              (structures["allocator"] == key[2]) & (structures["threads"] == key[3])]
+        same = timing[(timing["run"] == key[0]) & (timing["workload"] == key[1]) & (timing["allocator"] == key[2]) &
+                      (timing["threads"] == key[3])]
+        hw, reason = "n/a", "no timing record of this cell"
+        if len(same) and "hardware_cache_misses.status" in same:
+            first = same.iloc[0]
+            if first["hardware_cache_misses.status"] == "measured":
+                hw, reason = str(int(first["hardware_cache_misses.values.l1d_read_misses"])), ""
+            else:
+                reason = str(first["hardware_cache_misses.reason"])
+        rows.append({"run": key[0], "workload": key[1], "allocator": key[2], "threads": int(key[3]),
+                     "data_refs": int(rec["simulated_cache.data_refs"]), "d1_misses": int(rec["simulated_cache.d1_misses"]),
+                     "d1_miss_rate": float(rec["simulated_cache.d1_miss_rate"]), "ll_misses": int(rec["simulated_cache.ll_misses"]),
+                     "search_cycles_per_visit": float(measured["search_cycles_per_visit"].iloc[0]) if len(measured) else math.nan,
+                     "hw_l1d_read_misses": hw, "hw_reason": reason})
+    return pd.DataFrame(rows, columns=names)
+
+
+STRUCTURE_LEGEND = ("Raw figures: a structure cannot be built on the void allocator, so nothing is subtracted. "
+                    "Medians over repetitions, the search cost with its distribution-free interval of the median (order "
+                    "statistics at 95% or more; [min, max] with 5 or fewer repetitions, 93.8% at 5, 75% at 3); search vs system "
+                    "> 1 = walks faster than on glibc (95% percentile-bootstrap interval; ** p < 0.01, * p < 0.05, Mann-Whitney). " +
+                    " ".join(f"{m['label']}: {m['definition']}" for m in map(catalogue.metric, (
+                        "build_cycles_per_node", "search_cycles_per_visit", *PLACEMENT_COLUMNS))))
+
+SIM_LEGEND = ("Search phase only: callgrind's cache simulator with collection switched on around the search loop, after "
+              "one uncollected warm-up search, with address randomisation off, so the counts are identical on every run at "
+              "one thread.  Demand fetches = data reads + "
+              "writes; misses of the simulated L1 data and last-level caches (geometry in each record).  Real search "
+              "cycles/visit are the timing runs' medians; hardware counts are n/a where the machine has no PMU.")
+
+
+def structure_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    multi_run = table["run"].nunique() > 1
+    shown = {name: catalogue.shown(name) for name in ("build_cycles_per_node", "search_cycles_per_visit", *PLACEMENT_COLUMNS,
+                                              "overhead_ratio")}
+    headers = (["run"] if multi_run else []) + [
+        "workload", "allocator", "threads", "reps", shown["build_cycles_per_node"][0],
+        shown["search_cycles_per_visit"][0] + " [interval of the median, order statistics]", "CV", "search vs system [95% bootstrap]"] + [
+        shown[n][0] for n in (*PLACEMENT_COLUMNS, "overhead_ratio")]
+    fmt = {name: f for name, (_, f) in shown.items()}
+    rows = []
+    for r in table.itertuples():
+        speed = with_interval(r.search_vs_system, r.search_vs_system_ci_low, r.search_vs_system_ci_high, "{:.2f}")
+        if r.allocator == REFERENCE:
+            speed = "1 (reference)"
+        elif r.search_significance and speed != "n/a":
+            speed += " " + r.search_significance if r.search_significance != "n/a" else " (test n/a)"
+        rows.append(([r.run] if multi_run else []) + [
+            r.workload, r.allocator, str(r.threads), str(r.reps_ok), number_text(r.build_cycles_per_node, fmt["build_cycles_per_node"]),
+            with_interval(r.search_cycles_per_visit, r.search_ci_low, r.search_ci_high, fmt["search_cycles_per_visit"]),
+            number_text(r.search_cv, "{:.3f}") + (" (unstable)" if r.unstable else ""), speed] + [
+            number_text(getattr(r, n), fmt[n]) for n in (*PLACEMENT_COLUMNS, "overhead_ratio")])
+    return headers, rows
+
+
+def sim_display(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    multi_run = table["run"].nunique() > 1
+    headers = (["run"] if multi_run else []) + [
+        "workload", "allocator", "threads", "demand fetches", "L1 misses", "L1 miss rate", "LL misses",
+        "search cycles/visit (real)", "HW L1d read misses"]
+    rows = [([r.run] if multi_run else []) + [
+        r.workload, r.allocator, str(r.threads), str(r.data_refs), str(r.d1_misses), f"{r.d1_miss_rate:.4f}",
+        str(r.ll_misses), number_text(r.search_cycles_per_visit, "{:.2f}"), r.hw_l1d_read_misses] for r in table.itertuples()]
+    return headers, rows
+
+
+def hardware_notes(sims: pd.DataFrame) -> list[str]:
+    """The distinct reasons why hardware counts are n/a, once each."""
+    return [f"hardware counts n/a: {r}" for r in dict.fromkeys(sims["hw_reason"]) if r]
+
+
+def to_markdown(headers: list[str], rows: list[list[str]], legend: str) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n\n" + legend + "\n"

@@ -7,8 +7,10 @@ import json
 import pytest
 
 import allocstress
-from allocstress import _core, compare, structures, tables
-from allocstress import workload_metrics as wm
+from allocstress import _core
+from allocstress.comparison import compare
+from allocstress.tabulation import structures, tables
+from allocstress.tabulation import workload_metrics as wm
 
 from conftest import write_variant
 from test_workload_metrics import constructed_results

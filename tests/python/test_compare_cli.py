@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import allocstress
-from allocstress import compare, compare_result, compare_text
+from allocstress.comparison import compare, compare_result, compare_text
 
 ALLOCSTRESS = os.environ.get("ALLOCSTRESS")
 

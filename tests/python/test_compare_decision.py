@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from allocstress import compare_decision as rule
-from allocstress import statistics as st
+from allocstress.comparison import compare_decision as rule
+from allocstress.stats import statistics as st
 
 
 @pytest.mark.parametrize("low,high,decision,reason", [

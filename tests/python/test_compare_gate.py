@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from allocstress import compare_result
-from allocstress import compare_decision as rule
+from allocstress.comparison import compare_result
+from allocstress.comparison import compare_decision as rule
 from conftest import iteration_entries, write_variant
 
 ALLOCSTRESS = os.environ.get("ALLOCSTRESS")

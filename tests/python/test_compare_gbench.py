@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from allocstress import gbench_view
-from allocstress.loading import read_results
+from allocstress.comparison import gbench_view
+from allocstress.results.loading import read_results
 from conftest import iteration_entries, write_variant
 
 ALLOCSTRESS = os.environ.get("ALLOCSTRESS")

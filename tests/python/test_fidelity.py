@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import allocstress
-from allocstress import fidelity as fd
-from allocstress import fidelity_text as ft
-from allocstress import statistics as st
-from allocstress.loading import ResultsError, load_runs
+from allocstress.fidelity_study import fidelity as fd
+from allocstress.fidelity_study import fidelity_text as ft
+from allocstress.stats import statistics as st
+from allocstress.results.loading import ResultsError, load_runs
 
 from conftest import GOLDEN
 

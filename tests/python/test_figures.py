@@ -9,8 +9,9 @@ import os
 import re
 
 import allocstress
-from allocstress import figure_data, figure_relative_cost, figure_repetitions, plots
-from allocstress.report import write_report
+from allocstress import plots
+from allocstress.figures import figure_data, figure_relative_cost, figure_repetitions
+from allocstress.reporting.report import write_report
 
 import browser
 from conftest import iteration_entries, write_variant
@@ -141,7 +142,7 @@ def test_in_tree_allocators_get_their_own_overhead_panel(golden, tmp_path):
     for name, expected in ((golden, False), (path, True)):
         runs = allocstress.load_runs([name])
         run = runs.run_names()[0]
-        from allocstress import figure_overhead
+        from allocstress.figures import figure_overhead
         text = svg_text(figure_overhead.plot_overhead(figure_data.panels(runs, run, "alloc-test"), str(tmp_path / run)))
         assert (figure_data.IN_TREE in text) == expected
         assert figure_overhead.PRODUCTION in text

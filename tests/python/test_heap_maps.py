@@ -9,9 +9,10 @@ import os
 import numpy as np
 import pytest
 
-from allocstress import heap_maps, trace_plots
-from allocstress.loading import ResultsError
-from allocstress.report import write_report
+from allocstress.figures import trace_plots
+from allocstress.tracing import heap_maps
+from allocstress.results.loading import ResultsError
+from allocstress.reporting.report import write_report
 
 from test_traces import replay_results
 

@@ -6,9 +6,9 @@ import json
 import os
 import shutil
 
-from allocstress import memory_timelines as mt
-from allocstress.loading import load_runs
-from allocstress.report import write_report
+from allocstress.reporting import memory_timelines as mt
+from allocstress.results.loading import load_runs
+from allocstress.reporting.report import write_report
 
 from conftest import iteration_entries, write_variant
 

@@ -7,8 +7,8 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import allocstress
-from allocstress import figure_data, figure_overhead, figure_relative_cost, figure_repetitions
-from allocstress.report import write_report
+from allocstress.figures import figure_data, figure_overhead, figure_relative_cost, figure_repetitions
+from allocstress.reporting.report import write_report
 
 import browser
 from conftest import iteration_entries, write_variant

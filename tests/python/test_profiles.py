@@ -4,8 +4,10 @@ the records, and kept apart from the timing summary."""
 import json
 import os
 
-from allocstress import profiles, report, summary_table
-from allocstress.loading import load_runs
+from allocstress import summary_table
+from allocstress.reporting import report
+from allocstress.results import profiles
+from allocstress.results.loading import load_runs
 
 PROFILE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "profile-tiny.json"))
 

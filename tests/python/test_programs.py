@@ -17,10 +17,11 @@ import sys
 import pandas as pd
 
 import allocstress
-from allocstress import catalogue, frame, tables
-from allocstress import fidelity as fd
-from allocstress import workload_metrics as wm
-from allocstress.loading import load_runs
+from allocstress.results import catalogue, frame
+from allocstress.tabulation import tables
+from allocstress.fidelity_study import fidelity as fd
+from allocstress.tabulation import workload_metrics as wm
+from allocstress.results.loading import load_runs
 
 from conftest import ALLOCSTRESS
 
@@ -177,7 +178,7 @@ def test_a_prog_file_written_before_programs_were_data_keeps_working(tmp_path, b
         e.get("params", {}).pop("program", None)
         (e.get("workload_metrics") or {}).pop("score", None)
     path = write(tmp_path, "old-prog.json", doc)
-    out = fresh_python("import allocstress\nfrom allocstress import fidelity, workload_metrics as wm\n"
+    out = fresh_python("import allocstress\nfrom allocstress.fidelity_study import fidelity\nfrom allocstress.tabulation import workload_metrics as wm\n"
                        f"runs = allocstress.load_runs([{path!r}])\n"
                        "print(allocstress.load(runs.paths)['headline_metric'].unique().tolist(), fidelity.is_program('prog-lua'),"
                        " [t.workload for t in wm.workload_tables(runs)])\n")

@@ -11,10 +11,12 @@ from html.parser import HTMLParser
 import pytest
 
 import allocstress
-from allocstress import compare_result, safety, tables
+from allocstress.comparison import compare_result
+from allocstress.results import safety
+from allocstress.tabulation import tables
 from allocstress.__main__ import main
-from allocstress.figure_data import panels
-from allocstress.report import write_report
+from allocstress.figures.figure_data import panels
+from allocstress.reporting.report import write_report
 
 from conftest import GOLDEN
 

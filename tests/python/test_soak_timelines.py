@@ -7,10 +7,10 @@ import json
 import os
 import shutil
 
-from allocstress import memory_timelines as mt
-from allocstress import soak_timelines as st
-from allocstress.loading import load_runs
-from allocstress.report import write_report
+from allocstress.reporting import memory_timelines as mt
+from allocstress.reporting import soak_timelines as st
+from allocstress.results.loading import load_runs
+from allocstress.reporting.report import write_report
 
 from conftest import write_variant
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from allocstress import statistics as st
+from allocstress.stats import statistics as st
 
 
 def test_cv_on_known_values():

@@ -7,8 +7,9 @@ import statistics
 
 import pytest
 
-from allocstress import report, structures
-from allocstress.loading import load_runs
+from allocstress.reporting import report
+from allocstress.tabulation import structures
+from allocstress.results.loading import load_runs
 
 STRUCTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "data", "structures-tiny.json"))
 
@@ -77,7 +78,7 @@ def test_alloc_test_files_have_no_structure_section(golden, tmp_path):
 
 
 def test_compare_uses_search_cost_and_ignores_simulated_cells(tmp_path):
-    from allocstress import compare
+    from allocstress.comparison import compare, compare_text
     import shutil
     copy = str(tmp_path / "again.json")
     shutil.copy(STRUCTURES, copy)
@@ -87,4 +88,4 @@ def test_compare_uses_search_cost_and_ignores_simulated_cells(tmp_path):
     assert set(table["metric"]) == {"search_cycles_per_visit"}
     assert (table["reps_a"] == 3).all()  # the simulated cell (measured under valgrind) is not a repetition
     assert table["ratio"].tolist() == pytest.approx([1.0] * len(table))
-    assert "of search_cycles_per_visit: 1.000" in compare.report_text(runs, table)
+    assert "of search_cycles_per_visit: 1.000" in compare_text.report_text(runs, table)

@@ -10,7 +10,7 @@ import re
 import pytest
 
 import allocstress
-from allocstress import tables
+from allocstress.tabulation import tables
 from conftest import write_variant
 
 # header start -> (CSV value column, interval low/high columns, verdict column, scale, decimals)

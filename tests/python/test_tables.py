@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import allocstress
-from allocstress import tables
+from allocstress.tabulation import tables
 from conftest import iteration_entries, write_variant
 
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from allocstress import _core, traces
-from allocstress.loading import ResultsError
-from allocstress.report import write_report
+from allocstress.results.loading import ResultsError
+from allocstress.reporting.report import write_report
 
 from conftest import GOLDEN
 

@@ -11,10 +11,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import allocstress
-from allocstress import _core, phase_plots, phase_series, tables
-from allocstress import workload_metrics as wm
-from allocstress.loading import ResultsError
-from allocstress.report import write_report
+from allocstress import _core
+from allocstress.figures import phase_plots
+from allocstress.tabulation import phase_series, tables
+from allocstress.tabulation import workload_metrics as wm
+from allocstress.results.loading import ResultsError
+from allocstress.reporting.report import write_report
 
 from conftest import GOLDEN, iteration_entries
 
@@ -223,7 +225,7 @@ def test_report_has_the_workload_sections(results, tmp_path, output_dir):
 
 
 def test_alloc_test_files_have_no_workload_section(tmp_path):
-    from allocstress import workload_sections
+    from allocstress.reporting import workload_sections
     runs = allocstress.load_runs([GOLDEN])
     assert wm.workload_tables(runs) == [] and phase_series.phase_groups(runs) == []
     assert workload_sections.workload_section([], [], str(tmp_path)) == [] and not os.listdir(tmp_path)

@@ -1,16 +1,23 @@
 #!/usr/bin/python3
-"""Holds the includes of the C and C++ sources to the layer table (layers.txt beside this file).
+"""Holds the repository to its layer tables: the includes of the C and C++ sources and the CMake
+target links (cmake_links.py) to layers.txt, the imports of the Python package analysis/allocstress
+(python_layers.py) to python_layers.txt, all beside this file.
 
 Every `#include "..."` that names a file of the repository (resolved against the including file's
 folder, then the repository root, the build's include folder) is checked: a file in folder F may
 include files of F itself and of the folders layers.txt lists for F, nothing else.  Prints one line
-per violation -- the file, the include and the rule it breaks -- and exits 1 if there is any.
+per violation -- the file, the include (import, link) and the rule it breaks -- and exits 1 if
+there is any.
 
 usage: check_layers.py [REPOSITORY_ROOT]   (default: two folders above this file)"""
 
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cmake_links  # noqa: E402
+import python_layers  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(HERE))
@@ -66,9 +73,13 @@ def main() -> int:
             elif layer not in allowed:
                 rule = ", ".join(allowed) if allowed else "nothing of the project's"
                 violations.append(f"{rel}: includes \"{name}\" ({target}): {own}/ may include only {rule} (tests/layering/layers.txt)")
+    python_violations, python_files = python_layers.violations(ROOT)
+    cmake_violations, cmake_files = cmake_links.violations(ROOT, layers)
+    violations += python_violations + cmake_violations
     for v in violations:
         print(v)
-    print(f"layering: {len(violations)} violation(s) in {len(sources(ROOT, layers))} files", file=sys.stderr)
+    print(f"layering: {len(violations)} violation(s) in {len(sources(ROOT, layers))} C/C++ files, {python_files} Python "
+          f"modules, {cmake_files} CMake files", file=sys.stderr)
     return 1 if violations else 0
 
 

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from allocstress.report import write_report
+from allocstress.reporting.report import write_report
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "golden-tiny.json")
 

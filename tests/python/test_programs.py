@@ -57,7 +57,7 @@ def iterations(doc):
 def test_a_bench_program_resolves_once_its_results_are_read(bench_files):
     out = fresh_python(
         "import allocstress\n"
-        "from allocstress import catalogue\n"
+        "from allocstress.results import catalogue\n"
         "print(catalogue.workload('churn'), catalogue.is_program('churn'))\n"
         f"allocstress.load({bench_files[0]!r})\n"
         "print(catalogue.workload('churn')['name'], catalogue.is_program('churn'), 'churn' in catalogue.declared_programs())\n"
@@ -66,7 +66,7 @@ def test_a_bench_program_resolves_once_its_results_are_read(bench_files):
 
 
 def test_the_shipped_programs_resolve_at_import_as_in_the_cli():
-    out = fresh_python("from allocstress import _core, catalogue\n"
+    out = fresh_python("from allocstress import _core\nfrom allocstress.results import catalogue\n"
                        "print(repr(_core.shipped_programs_problem), catalogue.entry_name('prog-lua'), "
                        "catalogue.is_program('prog-python3'), catalogue.workload('prog-nope'))\n")
     assert out.strip() == "'' program True None"
@@ -76,7 +76,7 @@ def test_a_program_declared_only_in_the_plan_resolves(tmp_path, bench_files):
     doc = document(bench_files[0])
     doc["context"]["plan"]["workload_params"]["plan-only"] = doc["context"]["plan"]["workload_params"][PROGRAM]
     path = write(tmp_path, "plan.json", doc)
-    out = fresh_python(f"import allocstress\nfrom allocstress import catalogue\nallocstress.load_runs([{path!r}])\n"
+    out = fresh_python(f"import allocstress\nfrom allocstress.results import catalogue\nallocstress.load_runs([{path!r}])\n"
                        "print(catalogue.entry_name('plan-only'))\n")
     assert out.strip() == "program"
 

@@ -17,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cmake_links  # noqa: E402
+import layer_table  # noqa: E402
 import python_layers  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,15 +27,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def read_layers(path: str) -> dict[str, list[str]]:
-    layers = {}
-    for number, line in enumerate(open(path), 1):
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
-        if len(words) < 2:
-            sys.exit(f"{path}:{number}: expected 'folder may-include...' (or '-' for nothing), got {line.strip()!r}")
-        layers[words[0]] = [] if words[1:] == ["-"] else words[1:]
-    return layers
+    return layer_table.read_table(path)
 
 
 def sources(root: str, folders) -> list[str]:

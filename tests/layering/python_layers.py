@@ -13,22 +13,11 @@ violations(root) returns one line per violation: the file, what it imports and t
 import ast
 import os
 
+from layer_table import read_table
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = "allocstress"
 PACKAGE_DIR = os.path.join("analysis", PACKAGE)
-
-
-def read_table(path: str) -> dict[str, list[str]]:
-    """unit -> the units it may import ('-': none), from a table file of 'unit may-import...' lines."""
-    table = {}
-    for number, line in enumerate(open(path), 1):
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
-        if len(words) < 2:
-            raise SystemExit(f"{path}:{number}: expected 'unit may-import...' (or '-' for nothing), got {line.strip()!r}")
-        table[words[0]] = [] if words[1:] == ["-"] else words[1:]
-    return table
 
 
 def package_modules(package_dir: str) -> dict[str, str]:
@@ -103,7 +92,7 @@ def violations(root: str) -> tuple[list[str], int]:
     package_dir = os.path.join(root, PACKAGE_DIR)
     if not os.path.isdir(package_dir):
         return [], 0
-    table = read_table(os.path.join(HERE, "python_layers.txt"))
+    table = read_table(os.path.join(HERE, "python_layers.txt"), "unit may-import")
     modules = package_modules(package_dir)
 
     def known(name: str) -> bool:  # a module of the package (the built _core and _version included)

@@ -12,7 +12,7 @@ import re
 import subprocess
 
 try:
-    from . import _version
+    import allocstress._version as _version
 except ImportError:  # the source tree: no configured file
     _version = None
 

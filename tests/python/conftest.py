@@ -34,14 +34,29 @@ def golden_doc():
         return json.load(f)
 
 
-def write_variant(tmp_path, name, change):
-    """A constructed variant of the golden file: `change(doc)` edits it in place (test input only)."""
-    with open(GOLDEN) as f:
-        doc = json.load(f)
-    change(doc)
+def write_doc(tmp_path, name, doc, change=None):
+    """Writes the results document `doc` as tmp_path/name, after `change(doc)` edits it in place
+    (when given); returns the path."""
+    if change:
+        change(doc)
     path = tmp_path / name
     path.write_text(json.dumps(doc))
     return str(path)
+
+
+def write_variant(tmp_path, name, change):
+    """A constructed variant of the golden file: `change(doc)` edits it in place (test input only)."""
+    with open(GOLDEN) as f:
+        return write_doc(tmp_path, name, json.load(f), change)
+
+
+def spy_on_figure(monkeypatch, module, function: str) -> list:
+    """Replaces module.function, a figure function taking (chosen, title, stem), by one that
+    records each `chosen` in the returned list and draws as before."""
+    drawn = []
+    plot = getattr(module, function)
+    monkeypatch.setattr(module, function, lambda chosen, title, stem: drawn.append(chosen) or plot(chosen, title, stem))
+    return drawn
 
 
 def iteration_entries(doc):

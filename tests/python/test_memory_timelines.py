@@ -10,7 +10,7 @@ from allocstress.reporting import memory_timelines as mt
 from allocstress.results.loading import load_runs
 from allocstress.reporting.report import write_report
 
-from conftest import iteration_entries, write_variant
+from conftest import iteration_entries, spy_on_figure, write_variant
 
 MIB = 1024 * 1024
 UNAVAILABLE = "n/a(cannot open /proc/self/smaps_rollup: Permission denied)"
@@ -88,9 +88,7 @@ def test_figure_per_workload_and_threads_with_cells_without_readings_left_out(tm
                record("system", 0, 30, threads=2, readings=0, unavailable=UNAVAILABLE),  # 2 threads: nothing to draw
                record("jemalloc", 0, 30, threads=2, readings=0, unavailable=UNAVAILABLE)]
     runs = load_runs([write_results(tmp_path, golden_doc, records)])
-    drawn = []
-    plot = mt.plot_timelines
-    monkeypatch.setattr(mt, "plot_timelines", lambda chosen, title, stem: drawn.append(chosen) or plot(chosen, title, stem))
+    drawn = spy_on_figure(monkeypatch, mt, "plot_timelines")
     out = tmp_path / "out"
     out.mkdir()
     parts = mt.timelines_section(runs, str(out))

@@ -18,7 +18,7 @@ from allocstress.__main__ import main
 from allocstress.figures.figure_data import panels
 from allocstress.reporting.report import write_report
 
-from conftest import GOLDEN
+from conftest import GOLDEN, write_doc
 
 CLASSES = [("detected", "✓"), ("error returned", "E"), ("silent", "·"), ("corrupted", "✗"), ("crashed elsewhere", "C"),
            ("hang", "H")]
@@ -70,11 +70,7 @@ def misuse_file(tmp_path, name, change=None):
     doc["benchmarks"] = []
     doc["context"].pop("plan")
     doc["safety"] = battery()
-    if change:
-        change(doc)
-    path = tmp_path / name
-    path.write_text(json.dumps(doc))
-    return str(path)
+    return write_doc(tmp_path, name, doc, change)
 
 
 def set_outcome(doc, allocator, case, name):

@@ -12,7 +12,7 @@ from allocstress.reporting import soak_timelines as st
 from allocstress.results.loading import load_runs
 from allocstress.reporting.report import write_report
 
-from conftest import write_variant
+from conftest import spy_on_figure, write_variant
 
 MIB = 1024 * 1024
 
@@ -62,9 +62,7 @@ def test_one_figure_per_workload_and_threads_one_panel_per_allocator(tmp_path, g
                soak_record("tbbmalloc", status="failed"),  # not ok: not a cell of the figure at all
                soak_record("system", threads=2, unavailable="no memory timeline was sampled in this cell")]
     runs = load_runs([write_results(tmp_path, golden_doc, records)])
-    drawn = []
-    plot = st.plot_soak
-    monkeypatch.setattr(st, "plot_soak", lambda chosen, title, stem: drawn.append(chosen) or plot(chosen, title, stem))
+    drawn = spy_on_figure(monkeypatch, st, "plot_soak")
     out = tmp_path / "out"
     out.mkdir()
     parts = st.soak_parts(runs, str(out))

@@ -18,7 +18,7 @@ from allocstress.tabulation import workload_metrics as wm
 from allocstress.results.loading import ResultsError
 from allocstress.reporting.report import write_report
 
-from conftest import GOLDEN, iteration_entries
+from conftest import GOLDEN, iteration_entries, write_doc
 
 SERIES_COLUMNS = ["thread", "op_index", "elapsed_ms", "live_bytes", "rss_bytes", "stage", "extra"]
 
@@ -91,11 +91,7 @@ def constructed_results(tmp_path, change=None, name="beyond.json"):
             for key in ("net_cycles_per_pair", "net_ns_per_pair", "baseline_cycles_per_pair", "overhead_ratio"):
                 e.pop(key, None)
     doc["benchmarks"] = records
-    if change:
-        change(doc)
-    path = tmp_path / name
-    path.write_text(json.dumps(doc))
-    return str(path)
+    return write_doc(tmp_path, name, doc, change)
 
 
 def entries(path, workload, allocator, threads):

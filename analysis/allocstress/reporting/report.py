@@ -21,7 +21,7 @@ import os
 
 import pandas as pd
 
-from .. import _core
+import allocstress._core as _core
 from ..fidelity_study import fidelity
 from ..results import profiles, safety
 from ..results.loading import Runs, load_runs

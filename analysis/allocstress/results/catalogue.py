@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from .. import _core
+import allocstress._core as _core
 
 FALLBACK_HEADLINE = "net_cycles_per_pair"  # the headline of a workload this build does not know
 MIB = 1048576.0

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .. import _core
+import allocstress._core as _core
 
 
 class ResultsError(Exception):

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import _core
+import allocstress._core as _core
 from .allocstats import ALLOCSTATS_COLUMNS, AllocstatsGroup, allocstats_frame, allocstats_groups  # noqa: F401 -- re-exported
 
 TraceFormatError = _core.TraceFormatError  # a ValueError: "FILE: offset N: what is wrong"

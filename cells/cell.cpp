@@ -1,7 +1,7 @@
 // Cell modes (see cell.hpp).
 #include "cells/cell.hpp"
 #include "cells/measured_phase.hpp"
-#include "workloads/heap_ageing.hpp"
+#include "cells/record_identity.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -42,11 +42,7 @@ std::string_view mode_suffix(CellMode mode) {
   return "";
 }
 
-std::string name_suffix(const Cell& cell) {
-  if (cell.mode == CellMode::thp) return "/thp:" + cell.thp_mode;
-  if (cell.mode == CellMode::aged && parse_age_spec(cell.age).keep == 0) return "/aged:warmed";  // the control (heap_ageing.hpp)
-  return std::string(mode_suffix(cell.mode));
-}
+std::string name_suffix(const Cell& cell) { return std::string(mode_suffix(cell.mode)) + instance_suffix(record_key(cell).instance); }
 
 namespace {
 bool counting = false;

@@ -8,6 +8,7 @@
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "allocators/void_allocator.hpp"
 #include "cells/interference.hpp"
+#include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/thp_mode.hpp"
 
@@ -132,7 +133,9 @@ nlohmann::json base_record(const Cell& cell, const AllocatorSpec& allocator, con
   if (!m.peak_reset_error.empty()) warnings.push_back("peak RSS includes pre-measurement memory: " + m.peak_reset_error);
   if (m.wall_ns < 20'000'000) warnings.push_back(kShortPhaseWarning);
   const unsigned threads = cell.threads;
-  return {{"name", cell.workload + "/" + allocator.name + "/threads:" + std::to_string(threads)},
+  // The name without the mode's suffix, as a lone `run` always printed it; a matrix's entry
+  // takes cell_identity's full name (results/results_file.cpp).
+  return {{"name", record_name(RecordKey{cell.workload, allocator.name, threads})},
           {"run_type", "iteration"},
           {"mode", to_string(cell.mode)},
           {"workload", cell.workload},

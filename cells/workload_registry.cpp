@@ -6,6 +6,7 @@
 
 #include "cells/measured_phase.hpp"
 #include "cells/program_workloads.hpp"
+#include "cells/record_identity.hpp"
 #include "cells/soak.hpp"
 #include "platform/cache_simulation.hpp"
 #include "platform/errors.hpp"
@@ -125,7 +126,7 @@ bool takes_option(const WorkloadEntry& entry, std::string_view flag) {
 }
 
 std::string refusal_reason(const WorkloadEntry& entry, const AllocatorSpec& allocator, const nlohmann::json& params, unsigned threads) {
-  if (allocator.name == "void" && !entry.void_baseline) return std::string(entry.void_refusal);
+  if (allocator.name == kBaselineAllocator && !entry.void_baseline) return std::string(entry.void_refusal);
   return entry.refusal ? entry.refusal(allocator, params, threads) : "";
 }
 

@@ -8,6 +8,7 @@
 
 #include "allocators/void_allocator.hpp"
 #include "cells/program_workloads.hpp"
+#include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/workload_params.hpp"
 #include "platform/json_numbers.hpp"
@@ -37,7 +38,7 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   if (mode == CellMode::counts) c.params = counts_params(workload_entry(workload), c.params, plan.counts_iterations);
   // timing, aged and thp cells repeat: their keys end with the repetition
   const bool repeats = mode == CellMode::timing || mode == CellMode::aged || mode == CellMode::thp;
-  const std::string key = workload + "/" + a.name + "/threads:" + std::to_string(threads) + name_suffix(c) + (repeats ? "/rep:" + std::to_string(rep) : "");
+  const std::string key = record_name(c) + (repeats ? "/rep:" + std::to_string(rep) : "");
   return {key, std::move(c), rep};
 }
 
@@ -120,13 +121,13 @@ std::vector<MatrixCell> MatrixPlan::warmup_cells() const {
     for_each_combination(*this, [&](unsigned t, const std::string& w, const AllocatorSpec& a) {
       if (!is_program_workload(w) || skipped_pair(w, a.name) != nullptr) return;
       MatrixCell c = make_cell(*this, w, a, t, 0, CellMode::timing);
-      c.key = w + "/" + a.name + "/threads:" + std::to_string(t) + "/warmup:" + std::to_string(round);
+      c.key = record_name(c.cell) + "/warmup:" + std::to_string(round);
       cells.push_back(std::move(c));
     });
     std::mt19937_64 order(0x5eed2000u + round);
     std::shuffle(cells.begin(), cells.end(), order);
-    if (round == 0)  // system's output is the reference the others are checked against (results/ kReferenceAllocator)
-      std::stable_partition(cells.begin(), cells.end(), [](const MatrixCell& c) { return c.cell.allocator == "system"; });
+    if (round == 0)  // system's output is the reference the others are checked against
+      std::stable_partition(cells.begin(), cells.end(), [](const MatrixCell& c) { return c.cell.allocator == kReferenceAllocator; });
     out.insert(out.end(), cells.begin(), cells.end());
   }
   return out;

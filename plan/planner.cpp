@@ -5,6 +5,7 @@
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "cells/program_workloads.hpp"
+#include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/memory_limit_spec.hpp"
 #include "plan/presets.hpp"
@@ -65,8 +66,8 @@ void check_program_runs(const MatrixPlan& plan) {
     if (plan.warmup_runs == 0)
       throw UsageError(w + ": its output check compares every allocator's output with system's verification run: it needs --warmup 1 or "
                        "more, and the local backend (a Slurm array runs no warm-up runs)");
-    if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name == "system"; }) ||
-        plan.skipped_pair(w, "system") != nullptr)
+    if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name == kReferenceAllocator; }) ||
+        plan.skipped_pair(w, kReferenceAllocator) != nullptr)
       throw UsageError(w + ": --check-output compares every allocator's output with system's: add system to --allocators");
   }
 }
@@ -121,12 +122,12 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
     if (std::erase(wanted, std::string(kAllAllocators)) > 0)  // every allocator, configurations included
       for (const auto& a : catalog.all()) wanted.push_back(a.name);
     for (const auto& lib : r.added_libraries) wanted.push_back(lib.substr(0, lib.find('=')));
-    if (std::find(wanted.begin(), wanted.end(), "void") == wanted.end()) wanted.insert(wanted.begin(), "void");
+    if (std::find(wanted.begin(), wanted.end(), kBaselineAllocator) == wanted.end()) wanted.insert(wanted.begin(), kBaselineAllocator);
   } else {  // the default matrix: configurations run when named
     for (const auto& a : catalog.all())
       if (a.in_default_matrix() || a.origin == "command line") wanted.push_back(a.name);
   }
-  if (!any_baseline) std::erase(wanted, std::string("void"));  // the baseline only of workloads that have one
+  if (!any_baseline) std::erase(wanted, std::string(kBaselineAllocator));  // the baseline only of workloads that have one
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   for (const auto& name : wanted) try {
@@ -340,7 +341,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     if (!workload_entry(w).runs_alone.empty() && plan.thread_counts.front() > usable) plan.placement.oversubscribe = true;
   check_cells(plan, s.topology);
   plan_allocators(plan, r, s);
-  if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name != "void"; }) &&
+  if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name != kBaselineAllocator; }) &&
       std::any_of(plan.excluded.begin(), plan.excluded.end(), [](const ExcludedAllocator& e) { return e.status == "failed"; })) {
     std::string why;
     for (const auto& e : plan.excluded) why += (why.empty() ? "" : "; ") + e.spec.name + ": " + e.reason;
@@ -352,7 +353,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
     throw UsageError("nothing to run: every allocator is skipped for these workloads" +
                      (plan.skipped.empty() ? std::string() : " (" + plan.skipped.front().workload + " on " + plan.skipped.front().allocator + ": " +
                                                                  plan.skipped.front().reason + ")"));
-  if (plan.allocators.size() < 2 && plan.allocators.front().name == "void") s.note("note: only the void baseline will run");
+  if (plan.allocators.size() < 2 && plan.allocators.front().name == kBaselineAllocator) s.note("note: only the void baseline will run");
   return plan;
 }
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cells/record_identity.hpp"
+
 namespace allocstress {
 
 namespace {
@@ -25,7 +27,7 @@ struct Medians {
 std::map<std::string, Medians> medians_of(const Json& results, const std::string& workload) {
   std::map<std::string, Medians> out;
   auto of_workload = [&](const Json& b) {
-    return b.value("workload", "") == workload && b.value("mode", "timing") == "timing" && b.value("allocator", "") != "void";
+    return b.value("workload", "") == workload && b.value("mode", "timing") == "timing" && b.value("allocator", "") != kBaselineAllocator;
   };
   for (const auto& b : results.at("benchmarks")) {
     if (b.value("run_type", "") != "aggregate" || b.value("aggregate_name", "") != "median" || !of_workload(b)) continue;

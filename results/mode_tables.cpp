@@ -131,7 +131,7 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     }
     auto net = [](const Json* e) { return e->at("counts").value("net_estimated_cycles_per_unit", Json()); };
     std::stable_sort(rows.begin(), rows.end(), [&](const Json* a, const Json* b) {
-      const bool va = a->at("allocator") == "void", vb = b->at("allocator") == "void";
+      const bool va = a->at("allocator") == kBaselineAllocator, vb = b->at("allocator") == kBaselineAllocator;
       if (va != vb) return va;  // the baseline first
       const Json x = net(a), y = net(b);
       return x.is_number() && (!y.is_number() || x.get<double>() < y.get<double>());
@@ -150,7 +150,7 @@ void counts_table(std::ostringstream& md, const Json& benchmarks, const Aggregat
     for (const Json* e : rows) {
       const Json& c = e->at("counts");
       const std::string allocator = e->at("allocator").get<std::string>();
-      const bool baseline = allocator == "void";
+      const bool baseline = allocator == kBaselineAllocator;
       md << "| " << (baseline ? std::string("-") : std::to_string(++rank)) << " | " << allocator
          << (baseline ? " (baseline)" : "") << " | " << fixed(c.value("net_estimated_cycles_per_unit", Json()), 1) << " | "
          << fixed(c.value("net_estimated_user_cycles_per_unit", Json()), 1) << " | " << fixed(c.value("net_estimated_kernel_cycles_per_unit", Json()), 1)

@@ -39,7 +39,7 @@ CellValues headline_values(const std::vector<Json>& records) {
     if (metric.empty()) continue;
     const Json& value = metric_value(r, metric_pointer(workload, metric));
     if (!value.is_number()) continue;
-    out[{workload, r.value("allocator", ""), r.value("threads", 0u)}].push_back(value.get<double>());
+    out[record_key(r)].push_back(value.get<double>());
   }
   return out;
 }
@@ -145,7 +145,7 @@ void attach_reproduction(std::vector<Json>& aggregates, const std::vector<Json>&
     if (e.value("aggregate_name", "") != "median" || e.value("allocator", "") == kBaselineAllocator) continue;
     const std::string workload = e.value("workload", "");
     const std::string metric = reproduction_metric(workload);
-    const auto it = values.find({workload, e.value("allocator", ""), e.value("threads", 0u)});
+    const auto it = values.find(record_key(e));
     if (metric.empty() || it == values.end()) continue;
     const double median = summarise(it->second).median;
     Json entry = {{"metric", metric}, {"level", level}, {"n", it->second.size()}, {"calibration", source},

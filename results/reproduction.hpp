@@ -31,8 +31,9 @@
 #include <filesystem>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
+
+#include "cells/record_identity.hpp"
 
 namespace allocstress {
 
@@ -43,8 +44,8 @@ inline constexpr double kDefaultReproductionLevel = 0.95;
 // The base interval of step 1 is platform/statistics.hpp's median_prediction_interval.
 
 // The headline values of a results document's undisturbed ok timing records, per
-// (workload, allocator, threads): the workload's headline metric (net where the workload is net).
-using CellValues = std::map<std::tuple<std::string, std::string, unsigned>, std::vector<double>>;
+// timing cell (record_key): the workload's headline metric (net where the workload is net).
+using CellValues = std::map<RecordKey, std::vector<double>>;
 CellValues headline_values(const std::vector<nlohmann::json>& records);
 
 // Step 2 over runs of one matrix (cells missing from any run, or too small for a base interval,

@@ -12,7 +12,7 @@ namespace allocstress {
 
 nlohmann::json cell_identity(const MatrixCell& cell, const AllocatorSpec& a, unsigned repetitions) {
   const Cell& c = cell.cell;
-  const std::string name = c.workload + "/" + a.name + "/threads:" + std::to_string(c.threads) + name_suffix(c);
+  const std::string name = record_name(c);
   return {{"name", name},
           {"run_name", name},
           {"cell_key", cell.key},

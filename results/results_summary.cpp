@@ -248,13 +248,13 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   for (const Json& r : records)
     if (r.is_object() && r.contains("workload") && r.at("workload").is_string())
       declare_programs_of({{"workload_params", {{r.at("workload").get<std::string>(), r.value("params", Json())}}}});
-  using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+  using CellKey = RecordKey;  // a timing cell (cells/record_identity.hpp)
   std::vector<CellKey> order;
   std::map<CellKey, std::vector<const Json*>> groups;
   std::map<CellKey, std::size_t> disturbed;
   for (const auto& r : records) {
     if (!is_ok_timing(r)) continue;
-    const CellKey key{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()};
+    const CellKey key = record_key(r);
     if (is_disturbed_record(r)) {  // left out; the matrix runs the cell again within its budget
       ++disturbed[key];
       continue;
@@ -267,10 +267,10 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
   std::vector<Json> out;
   std::map<CellKey, std::size_t> median_index;
   for (const auto& key : order) {
-    const auto& [workload, allocator, threads] = key;
+    const auto& [workload, allocator, threads, mode, instance] = key;
     const auto& group = groups[key];
     const Json& first = *group.front();
-    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"}, {"mode", "timing"},
+    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"}, {"mode", mode},
                  {"workload", workload}, {"allocator", allocator}, {"threads", threads},
                  {"repetitions", first.value("repetitions", group.size())}, {"repetitions_ok", group.size()},
                  {"repetitions_disturbed", disturbed[key]},
@@ -324,7 +324,7 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
     }
   }
   for (const auto& [key, index] : median_index) {
-    const auto& [workload, allocator, threads] = key;
+    const auto& [workload, allocator, threads, mode, instance] = key;
     Json& e = out[index];
     const std::string metric = speed_metric(workload);
     const auto ref = reference.find({workload, threads});

@@ -33,10 +33,11 @@
 #include <string>
 #include <vector>
 
+#include "cells/record_identity.hpp"
+
 namespace allocstress {
 
-inline constexpr const char* kBaselineAllocator = "void";
-inline constexpr const char* kReferenceAllocator = "system";
+// kBaselineAllocator and kReferenceAllocator: cells/record_identity.hpp.
 
 // Adds net_cycles_per_pair and net_ns_per_pair (null when no ok baseline record matches) and
 // baseline_cycles_per_pair to every ok timing, aged and thp record (mode aged: its baseline is

@@ -265,7 +265,7 @@ void thp_modes_table(std::ostringstream& md, const Json& benchmarks) {
 }
 
 void variant_verdict_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
-  const auto here = [&](const auto& key) { return std::get<0>(key) == workload && std::get<2>(key) == threads && std::get<1>(key) != "void"; };
+  const auto here = [&](const auto& key) { return std::get<0>(key) == workload && std::get<2>(key) == threads && std::get<1>(key) != kBaselineAllocator; };
   Ratios ratios;
   const Ageing ageing = collect_ageing(benchmarks);
   Verdicts aged;

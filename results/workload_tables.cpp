@@ -144,7 +144,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
     if (std::get<0>(key) != workload) continue;
     const Json& med = *agg.get(key, "median");
     const Json* cv = agg.get(key, "cv");
-    const bool baseline = entry->void_baseline && std::get<1>(key) == "void";
+    const bool baseline = entry->void_baseline && std::get<1>(key) == kBaselineAllocator;
     const std::size_t disturbed = med.value("repetitions_disturbed", std::size_t{0});
     md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << (med.contains("nonconforming") ? " (non-conforming, not ranked)" : "")
        << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok")

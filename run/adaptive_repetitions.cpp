@@ -9,7 +9,6 @@
 #include <map>
 #include <random>
 #include <set>
-#include <tuple>
 
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
@@ -18,7 +17,7 @@ namespace allocstress {
 
 namespace {
 
-using CellId = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+using CellId = RecordKey;  // a timing cell (cells/record_identity.hpp)
 
 struct Precision {
   bool settled = false;
@@ -42,12 +41,12 @@ State current_state(const MatrixPlan& plan, const ResultsJournal& journal) {
     if (!is_timing_record(r) || !r.contains("workload")) continue;
     unsigned& next = state.next_repetition[{r.at("workload").get<std::string>(), r.at("threads").get<unsigned>()}];
     next = std::max(next, r.value("repetition_index", 0u) + 1);
-    if (r.value("status", "") == "ok") state.cells[{r.at("workload").get<std::string>(), r.at("allocator").get<std::string>(), r.at("threads").get<unsigned>()}] = {};  // unsettled unless aggregated below
+    if (r.value("status", "") == "ok") state.cells[record_key(r)] = {};  // unsettled unless aggregated below
   }
   attach_net_costs(records);
   for (const auto& e : aggregate_entries(records)) {
     if (e.at("aggregate_name") != "median") continue;
-    const CellId id{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()};
+    const CellId id = record_key(e);
     const nlohmann::json& intervals = e.value("intervals", nlohmann::json::object());
     const bool net = intervals.contains("net_ns_per_pair");
     // The figure the verdict ranks by: the net cost, else the workload's headline (a program's
@@ -137,8 +136,7 @@ std::optional<nlohmann::json> run_adaptive_repetitions(const MatrixPlan& plan, c
   }
   nlohmann::json wider = nlohmann::json::array();
   for (const auto& [id, p] : state.cells)
-    if (!p.settled && std::get<1>(id) != kBaselineAllocator)
-      wider.push_back(std::get<0>(id) + "/" + std::get<1>(id) + "/threads:" + std::to_string(std::get<2>(id)) + " " + p.text);
+    if (!p.settled && id.allocator != kBaselineAllocator) wider.push_back(record_name(id) + " " + p.text);
   if (plan.target_ci <= 0 && extra == 0) return nlohmann::json(nullptr);  // nothing was disturbed: nothing to say
   char line[200];
   std::snprintf(line, sizeof line, "adaptive repetitions: %u round(s), %zu more process(es); stopped: %s", rounds, extra, stopped_by.c_str());

@@ -11,6 +11,7 @@
 
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "cells/record_identity.hpp"
 #include "cells/soak.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"
@@ -112,7 +113,7 @@ struct ProgramRuns {
   std::string prepare(MatrixCell& cell) const {
     if (!is_program_workload(cell.cell.workload)) return "";
     if (const auto it = failed.find({cell.cell.workload, cell.cell.allocator}); it != failed.end()) return it->second;
-    if (const auto it = reference.find(cell.cell.workload); it != reference.end() && cell.cell.allocator != "system")
+    if (const auto it = reference.find(cell.cell.workload); it != reference.end() && cell.cell.allocator != kReferenceAllocator)
       cell.cell.inputs["expected_stdout"] = it->second;
     return "";
   }
@@ -232,7 +233,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     if (programs.failed.count(pair)) continue;
     cell.cell.inputs["verification"] = verification;
     const fs::path reference = temp_folder / ("reference-" + std::to_string(i) + ".out");
-    if (verification && cell.cell.allocator == "system" && checks_output(plan, cell.cell.workload))
+    if (verification && cell.cell.allocator == kReferenceAllocator && checks_output(plan, cell.cell.workload))
       cell.cell.inputs["write_stdout_to"] = reference.string();
     ChildOutcome outcome;
     const nlohmann::json record = run_one_cell(plan, cell, executable, temp_folder, outcome);
@@ -251,7 +252,7 @@ int run_matrix(const MatrixPlan& plan, ResultsJournal& journal, const MatrixOutp
     } else if (!ok) {
       const std::string why = record.value("reason", std::string("?"));
       programs.failed[pair] = std::string(verification ? "its verification run failed: " : "a warm-up run failed: ") + why;
-      if (cell.cell.allocator == "system" && checks_output(plan, cell.cell.workload)) programs.reference_missing.insert(cell.cell.workload);
+      if (cell.cell.allocator == kReferenceAllocator && checks_output(plan, cell.cell.workload)) programs.reference_missing.insert(cell.cell.workload);
     }
     char line[240];
     std::snprintf(line, sizeof line, "[warm-up %zu/%zu] threads %-3u %-10s %-17s %-6s %6.2f s", i + 1, warmups.size(), cell.cell.threads,

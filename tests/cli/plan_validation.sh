@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Plan and cell files are checked before anything runs (issue 29): `matrix --plan` checks every
 # cell of the file with the checks of `run --cell` (plan/cell_check.hpp), refuses a cell whose
 # fields contradict its command or the plan, naming the cell and the field, and counts are whole

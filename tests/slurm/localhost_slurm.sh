@@ -1,3 +1,4 @@
+# ctest: not a test (sourced by the Slurm scripts)
 # localhost_slurm.sh: a real, private, single-node Slurm on this machine for tests (sourced, bash).
 #
 # Contract

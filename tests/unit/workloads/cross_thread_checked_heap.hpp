@@ -93,7 +93,7 @@ inline void on_threads(unsigned threads, const std::function<void(unsigned)>& f)
 }
 
 // Small alloc-test parameters for the cross-thread tests: 4096 slots per thread, E = 12.
-inline AllocTestParams small_params(unsigned threads, std::uint64_t iterations, std::uint64_t seed) {
+inline AllocTestParams small_params(unsigned threads, std::uint64_t iterations = 100'000, std::uint64_t seed = 7) {
   AllocTestParams p;
   p.threads = threads;
   p.slots_total = 4096 * std::uint64_t{threads};

@@ -22,13 +22,7 @@
 namespace allocstress {
 namespace {
 
-using testing::CheckedAllocator;
-using testing::CheckedHeap;
-using testing::on_threads;
-
-AllocTestParams small_params(unsigned threads, std::uint64_t iterations = 100'000, std::uint64_t seed = 7) {
-  return testing::small_params(threads, iterations, seed);
-}
+using namespace testing;  // CheckedHeap, CheckedAllocator, on_threads, small_params
 
 // Runs an xthread ring of p.threads threads; make(i) gives thread i's allocator.  Blocks still
 // in the slots stay there until release() (so that tests can look at the heap first).

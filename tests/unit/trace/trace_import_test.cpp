@@ -163,11 +163,9 @@ TEST_F(ImportTest, HeaptrackFixtureGivesTheCountsOfItsLines) {
   EXPECT_EQ(c.command_line, std::vector<std::string>{"/usr/bin/sort /etc/hostname"});
   EXPECT_EQ(c.events(), 287u);
   const TraceTotals t = trace_totals(c);
-  EXPECT_EQ(t.requested_bytes, 100747u);
-  EXPECT_EQ(t.peak_live_bytes, 89748u);
-  EXPECT_EQ(t.live_bytes_at_end, 12188u);
-  EXPECT_EQ(t.live_blocks_at_end, 151u);
-  EXPECT_EQ(t.frees_unmatched, 0u);
+  // requested, peak live and live bytes at the end, live blocks at the end, unmatched frees
+  EXPECT_EQ((std::vector<std::uint64_t>{t.requested_bytes, t.peak_live_bytes, t.live_bytes_at_end, t.live_blocks_at_end, t.frees_unmatched}),
+            (std::vector<std::uint64_t>{100747, 89748, 12188, 151, 0}));
 }
 
 // Two allocation infos (16 and 32 bytes) with interleaved blocks: frees pair LIFO per info.

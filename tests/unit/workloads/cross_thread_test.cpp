@@ -55,19 +55,9 @@ class Ring {
   std::vector<std::unique_ptr<A>> allocs_;
 };
 
-struct CheckedRun {
-  std::vector<CrossThreadOutcome> outcomes;
-  std::uint64_t heap_remote_frees = 0, heap_live_bytes_after_run = 0;
-};
-
 CheckedRun run_checked(CheckedHeap& heap, const AllocTestParams& p, double share, std::uint64_t capacity) {
   Ring<CheckedAllocator> ring(p, share, capacity);
-  CheckedRun r;
-  r.outcomes = ring.run([&](unsigned i) { return std::make_unique<CheckedAllocator>(heap, i); });
-  r.heap_remote_frees = heap.remote_frees();
-  r.heap_live_bytes_after_run = heap.live_bytes();
-  ring.release();
-  return r;
+  return run_checked_on(heap, ring);
 }
 
 CrossThreadOutcome sum(const std::vector<CrossThreadOutcome>& outcomes) {

@@ -43,19 +43,9 @@ class Larson {
   std::vector<std::unique_ptr<A>> allocs_;
 };
 
-struct CheckedRun {
-  std::vector<CrossThreadOutcome> outcomes;
-  std::uint64_t heap_remote_frees = 0, heap_live_bytes_after_run = 0;
-};
-
 CheckedRun run_checked(CheckedHeap& heap, const AllocTestParams& p, std::uint64_t rounds) {
   Larson<CheckedAllocator> larson(p, rounds);
-  CheckedRun r;
-  r.outcomes = larson.run([&](unsigned t) { return std::make_unique<CheckedAllocator>(heap, t); });
-  r.heap_remote_frees = heap.remote_frees();
-  r.heap_live_bytes_after_run = heap.live_bytes();
-  larson.release();
-  return r;
+  return run_checked_on(heap, larson);
 }
 
 AllocTestThreadOutcome alloc_test_reference(const AllocTestParams& p, unsigned thread) {

@@ -363,8 +363,8 @@ void loop() {
   std::abort();
 }
 
-// exec: one allocation and its expectation, then the sequence mode in a new image.
-int exec_mode() {
+// exec: one allocation and its expectation, then the sequence mode in a new image (exit 1 if none).
+void exec_mode() {
   marker(kStartMarker);
   void* p = std::malloc(4001);
   expect(TraceOp::malloc, 4001, p);
@@ -374,33 +374,26 @@ int exec_mode() {
   char* const args[] = {arg0, arg1, nullptr};
   execv(self, args);
   std::perror("known_sequence: execv");
-  return 1;
+  std::exit(1);
 }
 
-// The modes that run and then print their expectation.
-struct Mode {
-  const char* name;
-  void (*run)();
-};
-constexpr Mode kModes[] = {{"sequence", sequence}, {"threads", threads},     {"fork", fork_mode},
-                           {"abort", abort_mode},  {"churn", thread_churn}, {"busy_exit", busy_exit},
-                           {"loop", loop}};
+// Each mode runs, then prints its expectation (abort and exec never come back).
+struct Mode { const char* name; void (*run)(); };
+constexpr Mode kModes[] = {{"sequence", sequence},  {"threads", threads},     {"fork", fork_mode}, {"abort", abort_mode},
+                           {"exec", exec_mode},     {"churn", thread_churn}, {"busy_exit", busy_exit}, {"loop", loop}};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   g_on_jemalloc = dlsym(RTLD_DEFAULT, "mallctl") != nullptr;
-  if (std::strcmp(mode, "exec") == 0) return exec_mode();
-  const Mode* chosen = nullptr;
-  for (const Mode& m : kModes)
-    if (std::strcmp(mode, m.name) == 0) chosen = &m;
-  if (chosen == nullptr) {
-    std::fprintf(stderr, "usage: known_sequence sequence|threads|fork|abort|exec|churn|busy_exit|loop\n");
-    return 2;
+  for (const Mode& m : kModes) {
+    if (std::strcmp(mode, m.name) != 0) continue;
+    m.run();
+    print_expected();
+    std::printf("# jemalloc %s\n", g_on_jemalloc ? "yes" : "no");
+    return 0;
   }
-  chosen->run();
-  print_expected();
-  std::printf("# jemalloc %s\n", g_on_jemalloc ? "yes" : "no");
-  return 0;
+  std::fprintf(stderr, "usage: known_sequence sequence|threads|fork|abort|exec|churn|busy_exit|loop\n");
+  return 2;
 }

@@ -49,6 +49,7 @@ SLURM_LOCALHOST_PARTITION=allocstress
 _slurm_lh_say() { echo "localhost_slurm: $*"; }
 _slurm_lh_err() { echo "localhost_slurm: $*" >&2; }
 # The processes of an instance: finding, ending them (_slurm_lh_ours, _slurm_lh_terminate, ...).
+# shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/localhost_slurm_processes.sh"
 
 # The commands this library and its callers need, and the Debian packages providing them.

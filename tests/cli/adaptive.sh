@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Adaptive repetitions (run/adaptive_repetitions.hpp): with a target the matrix adds interleaved
 # repetitions (void included) beyond the planned ones until every cell is settled or the budget
 # is spent, records what it did in context.adaptive_repetitions, and the aggregates summarise the

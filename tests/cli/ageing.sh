@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # `--age SPEC`: a cell on an aged heap.  `run --age` gives a record of mode aged whose ageing block
 # counts what the workers left live, with the same op stream as the fresh cell; a matrix with
 # --age adds an aged cell and its warmed control beside each timing cell of alloc-test and

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Allocator configurations (a library with environment settings, allocators/manifest.tsv or
 # --add-allocator NAME=PATH,VAR=VALUE...): listed with their settings, left out of the default
 # matrix but run when named, their variables set in every cell process (the record shows what

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # An allocator whose preload check crashes or hangs is recorded as failed with its reason (the
 # results file's excluded list and records, the Markdown "Not measured" section, stderr) and the
 # matrix measures the others; the check is killed after --timeout.  When every allocator asked for

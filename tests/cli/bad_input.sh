@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Bad input: one clear error line, exit code 2, no results file or journal left behind.
 source "$(dirname "$0")/lib.sh"
 R=(--out "$T/r.json")

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli,STATIC_PROGRAM,TINY_SERVER,TINY_CLIENT serial
 # `allocstress bench --server` with a tiny server and load client of the project's own
 # (tests/support/tiny_server.c, tiny_client.c): the server is measured under each allocator from
 # start to stop while the client (not preloaded) loads it; ready by port and stopped by a text

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Reproduction calibration (results/reproduction.hpp): `calibrate` takes runs of one matrix and
 # writes the factor; a later matrix on this host (the calibration found through
 # $ALLOCSTRESS_CALIBRATION) carries a reproduction interval in each timing median, wider than its

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # The one cell encoding: a plan file's cells run as they are (`run --cell FILE` and `run --cell -`),
 # and the `command` beside each (the same cell as flags) measures the same operation stream with
 # the same parameters, for every workload family.  Then `run --cell`'s bad input.

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # A cell that crashes, or hangs past the per-cell timeout, is recorded as failed with the reason,
 # and the matrix goes on to produce a complete, valid results file.
 source "$(dirname "$0")/lib.sh"

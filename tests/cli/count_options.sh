@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Counts on the command line (issue 29): a negative number, a fraction, an exponent or a word is
 # refused as what it is, one exact line, exit 2, nothing written; never read as something else
 # (CLI11 would read -1 into an unsigned option as 2^64 - 1, and "-3" was a range from '' to 3).

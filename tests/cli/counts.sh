@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # The counts tier: `run --counts` counts the measured phase under callgrind; three runs of the
 # same cell give identical figures for every kind of allocator (glibc, jemalloc and mimalloc, which
 # read the clock, the in-tree pool, void); the iterations are capped to a prefix of the op stream;

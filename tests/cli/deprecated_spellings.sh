@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Deprecated spellings of earlier versions keep working: one warning line naming the new
 # spelling, then the same as the new spelling (and an old spelling no chosen workload takes is
 # the usual one-line error).

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # On Debian 12 the six packaged drop-in allocators of allocators/manifest.tsv are found and pass
 # their preload check: jemalloc, tcmalloc, tcmalloc_minimal, mimalloc, tbbmalloc and scudo
 # (scripts/setup-deps.sh installs their packages).  The tests that loop over "the drop-ins found"

@@ -1,3 +1,4 @@
+# ctest: labels=cli,e2e timeout=600 env=@cli serial
 # End to end: a tiny matrix over every installed allocator produces a schema-valid results file
 # in which every cell is ok, every allocator saw the same operation stream, and a Markdown table;
 # the default counts tier adds one counts cell per allocator at 1 thread, net of void, ranked in

@@ -1,3 +1,4 @@
+# ctest: labels=cli,e2e timeout=1500 env=@cli serial
 # The README's first command as a new user runs it, on a fresh build directory: scripts/run-matrix.sh
 # installs what is missing, configures and builds what the report needs (the CLI and the Python
 # extension), runs the matrix and ends with the verdict and the HTML report.  A fresh build takes

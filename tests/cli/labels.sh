@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Workload instance labels (cells/workload_registry.hpp): two instances of alloc-test in one
 # matrix, each with its own table and verdict lines, their records named by the whole name and
 # schema-valid; a bad label and an unknown base are refused with what is accepted.

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Latency by class against an independent reference: a test allocator (tests/support/
 # slow_class_malloc.c) that is glibc plus a spin of at least 20 us of wall time in every malloc of
 # 1024..65536 bytes, the profile run's "medium" class here, and nothing else.  The profile run

@@ -1,3 +1,4 @@
+# ctest: not a test (sourced by the CLI scripts)
 # Helpers for the CLI tests (sourced).  Each test runs the real `allocstress` executable as a user
 # would, in a private temporary folder, and fails with a message naming what went wrong.
 set -u

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # `matrix --memory-limit`: limited cells in a memory cgroup of their own.  phase-peak at 0.8x and
 # 1.5x each allocator's unlimited peak: every outcome recorded (completed, throttled, oom-killed)
 # and shown in the .md and the HTML, none killed at 1.5x, the results valid; a limited cell killed

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # results/README.md carries the metric catalogue as `allocstress metrics --markdown` prints it
 # (between its metric-catalogue markers); when a workload's metrics change, regenerate it with
 # scripts/update-metric-docs.sh.  Also: `metrics` and `workloads` print, and refuse bad input.

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@safety serial
 # The misuse battery through the CLI (`allocstress misuse`, `matrix --misuse`) and the conformance
 # preflight of every matrix.
 #   - The positive controls, added as drop-ins: catch_all gives detected for every case (error

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Pinning against an independent reference: each worker records the PU it really ran on
 # (sched_getcpu() on its own thread right before and right after its timed work: the record's
 # observed_pus), and both readings must be the PU the plan pinned it to (`pus`, from

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Plans and backends without Slurm: `matrix --plan-only` writes the documented plan file, the
 # local backend runs it (`matrix --plan`) to the same cells as planning and running in one go;
 # a corrupt or foreign plan, and the Slurm backend's bad input (no Slurm on PATH, no controller,

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Plan and cell files are checked before anything runs (issue 29): `matrix --plan` checks every
 # cell of the file with the checks of `run --cell` (plan/cell_check.hpp), refuses a cell whose
 # fields contradict its command or the plan, naming the cell and the field, and counts are whole
@@ -68,18 +69,16 @@ exec(sys.argv[4])
 json.dump(c, open(sys.argv[2], "w"))
 PY
 }
-cell negative 'c["threads"] = -3'
-expect_exact 2 "allocstress: error: cell file $T/negative.cell.json: \"threads\" must be a whole number ≥ 1, got -3" -- "$ALLOCSTRESS" run --cell "$T/negative.cell.json"
-cell text 'c["threads"] = "x"'
-expect_exact 2 "allocstress: error: cell file $T/text.cell.json: \"threads\" must be a whole number ≥ 1, got \"x\"" -- "$ALLOCSTRESS" run --cell "$T/text.cell.json"
-cell fraction 'c["threads"] = 2.5'
-expect_exact 2 "allocstress: error: cell file $T/fraction.cell.json: \"threads\" must be a whole number ≥ 1, got 2.5" -- "$ALLOCSTRESS" run --cell "$T/fraction.cell.json"
-cell huge 'c["threads"] = 4294967296'
-expect_exact 2 "allocstress: error: cell file $T/huge.cell.json: \"threads\" must be a whole number from 1 to 4294967295, got 4294967296" -- "$ALLOCSTRESS" run --cell "$T/huge.cell.json"
-cell contradicted 'c["params"]["iterations_per_thread"] = 5'
-expect_exact 2 "allocstress: error: cell file $T/contradicted.cell.json: \"iterations_per_thread\" is 5 but the cell's command says 200000" -- "$ALLOCSTRESS" run --cell "$T/contradicted.cell.json"
-cell sample 'c["mode"] = "profile"; c["profile"] = {"sample_every": -1}; del c["command"]'
-expect_exact 2 "allocstress: error: cell file $T/sample.cell.json: profile: \"sample_every\" must be a whole number ≥ 1, got -1" -- "$ALLOCSTRESS" run --cell "$T/sample.cell.json"
+cell_refused() {  # cell_refused NAME PYTHON MESSAGE: that cell, refused by run --cell with exactly MESSAGE
+  cell "$1" "$2"
+  expect_exact 2 "allocstress: error: cell file $T/$1.cell.json: $3" -- "$ALLOCSTRESS" run --cell "$T/$1.cell.json"
+}
+cell_refused negative 'c["threads"] = -3' "\"threads\" must be a whole number ≥ 1, got -3"
+cell_refused text 'c["threads"] = "x"' "\"threads\" must be a whole number ≥ 1, got \"x\""
+cell_refused fraction 'c["threads"] = 2.5' "\"threads\" must be a whole number ≥ 1, got 2.5"
+cell_refused huge 'c["threads"] = 4294967296' "\"threads\" must be a whole number from 1 to 4294967295, got 4294967296"
+cell_refused contradicted 'c["params"]["iterations_per_thread"] = 5' "\"iterations_per_thread\" is 5 but the cell's command says 200000"
+cell_refused sample 'c["mode"] = "profile"; c["profile"] = {"sample_every": -1}; del c["command"]' "profile: \"sample_every\" must be a whole number ≥ 1, got -1"
 # A cell without a command (as the backends hand them over) runs; one whose command agrees runs too.
 cell plain 'del c["command"]'
 "$ALLOCSTRESS" run --cell "$T/plain.cell.json" >/dev/null 2>"$T/log" && pass || fail "run --cell without a command: $(tail -1 "$T/log")"

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # The preload check: malloc must resolve into the allocator's library, or the cell fails loudly.
 source "$(dirname "$0")/lib.sh"
 

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # `allocstress probe`: the fingerprint finds glibc's 16-byte class spacing and sequential layout,
 # jemalloc's size classes and BiBOP layout; bad input gets one clear line.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Profile runs: the strace counts of the measured phase match an independent count (a test
 # allocator that makes one mmap per malloc and one munmap per free); a real allocator's profile
 # has latency rows, software counters, hardware counters n/a with a reason where there is no

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # The counts tier of a real program (`bench --counts`), against independent references: a test
 # program whose mallocs are given on its command line (support/probe_target.c: `malloc N`, each
 # block freed at once), run at two lengths, N and N + 2000.  The differences between the lengths

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Real-program workloads (cells/program_cell.cpp): a tiny matrix of prog-lua and prog-sqlite3 on
 # system, jemalloc and pool -- pool refused (in-tree), each drop-in measured in fresh program
 # processes whose probe lines show the preload reached them, schema-valid records with the program metrics, a

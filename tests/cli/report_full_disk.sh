@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # A disk that fills while the matrix writes its report, its results file, or its journal (issue 29).  The failure is injected, so
 # that it is the same on every run: a sitecustomize module on PYTHONPATH (the report's Python
 # process keeps the caller's PYTHONPATH) makes the write of the report's index.html, its last

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # An interrupted matrix keeps every finished cell in its journal and writes no results file;
 # --resume runs only the missing cells and then writes the complete results.
 source "$(dirname "$0")/lib.sh"

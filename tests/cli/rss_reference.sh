@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Peak RSS and the memory overhead against independent references: a sampler outside the cell
 # process (tests/cli/rss_sampler.py: its /proc/PID/status every millisecond, and the kernel's
 # ru_maxrss from wait4 when it is reaped) gives an upper bound of every resident-set size the cell

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # One run per results file (issue 29): a matrix holds <out>.lock (flock, its pid inside) from its
 # start to the end of its report.  A second matrix, or --resume, on the same --out meanwhile is
 # refused with one line naming the running one's pid, exit 2, nothing written; once the first

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: name=safety.controls labels=cli timeout=300 env=@safety serial
 # The safety probe (allocstress-safety-probe) against its controls, with no CLI in between: every
 # case of `list` under the allocator that catches nothing (tests/support/catch_none_malloc.c) must
 # end `outcome silent`, exit 0, no fault; under the one that catches everything

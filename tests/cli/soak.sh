@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli,MAKE_TRACE serial
 # `--soak SPEC`: a steady workload's measured phase made to last a set time.  `run --soak` gives a
 # record of mode soak whose measured phase lasted the duration, whose workers ran soak rounds on
 # the same heap (more operations than the plain cell), and whose soak block has one bin per

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # Mistyped commands, options, allocator and workload names: one error line that names what was
 # wrong, suggests the closest valid spelling and says what is accepted; exit 2; nothing written.
 # Also --version's format and that each command's --help lists only its own options.

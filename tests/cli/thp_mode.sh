@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # `matrix --thp MODE[,MODE]` and hugepage coverage.  As root: a run with `--thp never,always` (timing
 # cells under never, thp cells under always) records the mode in every record, leaves the system's
 # mode as it was, and shows THP coverage and the THP modes table in the .md and the HTML; under

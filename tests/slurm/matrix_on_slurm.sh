@@ -1,3 +1,4 @@
+# ctest: name=slurm.matrix labels=slurm timeout=900 env=@cli serial skip=77
 # The Slurm backend on a real single-node Slurm started here (localhost_slurm.sh): installs
 # slurm-wlm and munge if missing (exit 77 = skipped when they cannot be installed), runs a tiny
 # matrix through `matrix --backend slurm`, waits by polling squeue, checks `status`, merges, and

@@ -1,3 +1,4 @@
+# ctest: labels=slurm timeout=300 serial skip=77
 # Smoke test of tests/slurm/localhost_slurm.sh on a real single-node Slurm: install if missing
 # (exit 77 = skipped when that is impossible), start, run a 3-task exclusive job array that writes
 # one file per task into a shared folder, check a submission to a missing partition fails, stop,

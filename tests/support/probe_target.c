@@ -1,4 +1,4 @@
-/* The program the probe's tests run under LD_PRELOAD (tests/unit/platform/program_probe_test.cpp).
+/* The program the probe's tests run under LD_PRELOAD (tests/unit/platform/program_probe/).
  * Its arguments are steps, done left to right:
  *   malloc N        N calls of malloc (each block freed at once)
  *   threads T N     T threads, each making N malloc calls; joined

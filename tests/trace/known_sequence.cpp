@@ -356,43 +356,44 @@ void loop() {
   }
 }
 
+// abort: the sequence, its expectation, then SIGABRT (the tracer's end record says so).
+[[noreturn]] void abort_mode() {
+  sequence();
+  print_expected();
+  std::abort();
+}
+
+// exec: one allocation and its expectation, then the sequence mode in a new image (exit 1 if none).
+void exec_mode() {
+  marker(kStartMarker);
+  void* p = std::malloc(4001);
+  expect(TraceOp::malloc, 4001, p);
+  marker(kEndMarker);
+  print_expected();
+  char self[] = "/proc/self/exe", arg0[] = "known_sequence", arg1[] = "sequence";
+  char* const args[] = {arg0, arg1, nullptr};
+  execv(self, args);
+  std::perror("known_sequence: execv");
+  std::exit(1);
+}
+
+// Each mode runs, then prints its expectation (abort and exec never come back).
+struct Mode { const char* name; void (*run)(); };
+constexpr Mode kModes[] = {{"sequence", sequence},  {"threads", threads},     {"fork", fork_mode}, {"abort", abort_mode},
+                           {"exec", exec_mode},     {"churn", thread_churn}, {"busy_exit", busy_exit}, {"loop", loop}};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   g_on_jemalloc = dlsym(RTLD_DEFAULT, "mallctl") != nullptr;
-  if (std::strcmp(mode, "sequence") == 0) {
-    sequence();
-  } else if (std::strcmp(mode, "threads") == 0) {
-    threads();
-  } else if (std::strcmp(mode, "fork") == 0) {
-    fork_mode();
-  } else if (std::strcmp(mode, "abort") == 0) {
-    sequence();
+  for (const Mode& m : kModes) {
+    if (std::strcmp(mode, m.name) != 0) continue;
+    m.run();
     print_expected();
-    std::abort();
-  } else if (std::strcmp(mode, "exec") == 0) {
-    marker(kStartMarker);
-    void* p = std::malloc(4001);
-    expect(TraceOp::malloc, 4001, p);
-    marker(kEndMarker);
-    print_expected();
-    char self[] = "/proc/self/exe", arg0[] = "known_sequence", arg1[] = "sequence";
-    char* const args[] = {arg0, arg1, nullptr};
-    execv(self, args);
-    std::perror("known_sequence: execv");
-    return 1;
-  } else if (std::strcmp(mode, "churn") == 0) {
-    thread_churn();
-  } else if (std::strcmp(mode, "busy_exit") == 0) {
-    busy_exit();
-  } else if (std::strcmp(mode, "loop") == 0) {
-    loop();
-  } else {
-    std::fprintf(stderr, "usage: known_sequence sequence|threads|fork|abort|exec|churn|busy_exit|loop\n");
-    return 2;
+    std::printf("# jemalloc %s\n", g_on_jemalloc ? "yes" : "no");
+    return 0;
   }
-  print_expected();
-  std::printf("# jemalloc %s\n", g_on_jemalloc ? "yes" : "no");
-  return 0;
+  std::fprintf(stderr, "usage: known_sequence sequence|threads|fork|abort|exec|churn|busy_exit|loop\n");
+  return 2;
 }

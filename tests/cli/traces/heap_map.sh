@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli,MAKE_TRACE serial
 # Heap maps end to end (replay --heap-map N): a generated trace replayed under system and jemalloc
 # (and the void baseline) writes, in each record, a heap map of N frames that is schema-valid and
 # consistent with the trace (the last frame is the end of the trace, its requested bytes the

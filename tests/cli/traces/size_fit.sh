@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS,MAKE_TRACE,SCHEMA,VALIDATOR serial
 # `--sizes fit --size-fit FIT.json`: the sized models (alloc-test, lifetime) draw their block sizes
 # from a fit file's size table -- a program's measured size mix.  The generated trace's sizes are
 # 16..4096 B, so the models' sizes must be too; --sizes fit without a fit file, or a fit file with

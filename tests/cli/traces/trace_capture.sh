@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS,TRACER,DUMP_TRACE,KNOWN_SEQUENCE serial
 # Trace capture: the preloaded tracer (liballocstress_trace.so) and `allocstress trace`.
 # Test programs whose exact allocation sequence is known (tests/trace/known_sequence.cpp) are
 # traced and read back with read_trace (tests/trace/dump_trace.cpp): every interposed function

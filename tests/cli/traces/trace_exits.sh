@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS,TRACER,DUMP_TRACE,KNOWN_SEQUENCE,EXIT_RACE,COUNT_MALLOC serial
 # The tracer at the end of a thread and of the process (issue 29).
 #  - A thread's calls after its last pthread_key destructor are in the trace: glibc's own clean-up
 #    (__libc_thread_freeres: free(NULL) of the thread's strerror and strsignal buffers) comes

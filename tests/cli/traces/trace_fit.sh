@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=ALLOCSTRESS,MAKE_TRACE serial
 # `allocstress fit`: fits a generated trace (the replay tests' generator, known shape), writes a
 # fit file that states the trace's own figures, is deterministic, never overwrites without
 # --force; bad input gives one error line, exit 2 and no file.

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS,TRACE_DATA serial
 # `allocstress import` (Steve ops text, heaptrack data) and `allocstress trace-info`: the
 # fixtures of tests/data/traces give their known counts (README.md there); bad input is one
 # error line, exit 2, and no file left behind; a cut trace is summarised with one warning.

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli,MAKE_TRACE serial
 # Trace replay end to end: synthetic traces of a known shape (tests/replay/make_trace.cpp) replay
 # on every installed allocator, with cross-thread frees and more threads than PUs, without
 # deadlock (each run under a timeout) and with every operation replayed; `allocstress replay`

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=ALLOCSTRESS,TRACER,DUMP_TRACE,SPAWN_HELPER,COUNT_MALLOC serial
 # The tracer on process changes and fatal signals (tests/trace/spawn_helper.c): vfork+exec,
 # posix_spawn and clone(CLONE_VM) children leave the parent's trace whole and trace their exec'd
 # image into a file named after their own pid; fork children get a file of their own; exec

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=ALLOCSTRESS serial
 # The cross-thread workloads through `allocstress run`: xthread at remote share 0/50/100 and
 # larson on a drop-in (system) and an in-tree (pool) allocator at 2 threads; share 0 is
 # alloc-test's stream; one thread warns (on the console and under

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS serial
 # false-sharing-active and false-sharing-passive through `allocstress run`: both kernels on system
 # and pool at 2 threads give an ok record with their metrics; pool (one instance per thread) shares
 # no line; bad parameters and the void allocator give one error line and exit 2.

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS serial
 # The `fleet-profile` workload from the command line: a matrix of all ten profiles (instances
 # fleet-profile:0 .. :9) through system, pool and the void baseline at a scaled heap runs ok, its
 # records validate, every allocator ran the same op stream of a profile, the verdict ranks the

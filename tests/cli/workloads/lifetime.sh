@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=ALLOCSTRESS serial
 # The `lifetime` workload from the command line: every shape on system, pool and the void
 # baseline at 1 and 2 threads runs ok, states Little's law from its tables (= the target), and
 # its measured mean live bytes meets the target within bounds derived from the model (below);

@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=300 env=ALLOCSTRESS serial
 # phase-ramp, phase-plateau, phase-peak through `allocstress run`: every shape on system and pool
 # gives an ok record with its RSS series, checkpoints and metrics; the op stream depends on the
 # seed only; bad parameters give one error line and exit 2.

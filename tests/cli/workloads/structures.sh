@@ -1,3 +1,4 @@
+# ctest: labels=cli timeout=600 env=@cli serial
 # The data-structure workloads end to end: each runs and verifies on every installed drop-in and
 # every in-tree backend; the simulated-cache figures are identical across two runs; a matrix over the three
 # workloads with --cache-sim gives a schema-valid file, a per-workload table and the Gleipnir-style

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cells/profiling/latency_profile.hpp"
 #include "platform/syscall_trace.hpp"
@@ -125,6 +128,12 @@ TEST(LatencyClasses, FlagsFiguresBelowTheCounterResolution) {
   }
 }
 
+// Each named call's count in a syscall summary's "counts" object.
+template <class Json>
+void expect_counts(const Json& counts, const std::vector<std::pair<std::string, int>>& expected) {
+  for (const auto& [call, n] : expected) EXPECT_EQ(counts[call], n) << call;
+}
+
 TEST(SyscallTrace, CountsOnlyBetweenTheMarkersAndJoinsResumedCalls) {
   const auto path = std::filesystem::temp_directory_path() / "allocstress-strace-test";
   std::ofstream(path) << "100 mmap(NULL, 4096, PROT_READ) = 0x7f0 <0.000010>\n"  // before: not counted
@@ -137,11 +146,7 @@ TEST(SyscallTrace, CountsOnlyBetweenTheMarkersAndJoinsResumedCalls) {
                          "100 prctl(PR_SET_NAME, \"as-phase-done\") = 0 <0.000001>\n"
                          "101 munmap(0x7f3, 4096) = 0 <0.000004>\n";  // after: not counted
   const auto s = syscalls_in_phase(path);
-  EXPECT_EQ(s["counts"]["mmap"], 1);
-  EXPECT_EQ(s["counts"]["munmap"], 1);
-  EXPECT_EQ(s["counts"]["madvise"], 1);
-  EXPECT_EQ(s["counts"]["futex"], 1);
-  EXPECT_EQ(s["counts"]["brk"], 0);
+  expect_counts(s["counts"], {{"mmap", 1}, {"munmap", 1}, {"madvise", 1}, {"futex", 1}, {"brk", 0}});
   EXPECT_NEAR(s["time_ns"]["futex"].get<double>(), 1e6, 1);
   std::ofstream(path) << "100 mmap(NULL, 4096, PROT_READ) = 0x7f0 <0.000010>\n";
   EXPECT_THROW(syscalls_in_phase(path), std::runtime_error);  // no markers: an error naming the file
@@ -160,11 +165,7 @@ TEST(SyscallTrace, SummaryCountsMemoryCallsByKindAndTheRestAsOther) {
                          "--------- ----------------\n"
                          "      120 total\n";
   const auto s = syscalls_in_summary(path);
-  EXPECT_EQ(s["counts"]["mmap"], 44);
-  EXPECT_EQ(s["counts"]["munmap"], 4);
-  EXPECT_EQ(s["counts"]["brk"], 27);
-  EXPECT_EQ(s["counts"]["madvise"], 0);
-  EXPECT_EQ(s["counts"]["other"], 45);
+  expect_counts(s["counts"], {{"mmap", 44}, {"munmap", 4}, {"brk", 27}, {"madvise", 0}, {"other", 45}});
   EXPECT_EQ(s["other_calls"]["openat"], 36);
   const auto figures = kernel_event_figures(10, 1, s["counts"], 4, "pair");
   EXPECT_EQ(figures["syscalls_total"], 120);

@@ -24,6 +24,12 @@ struct Script {
   std::size_t ready_workers = 3;
 };
 
+// The script's round `round` of worker `worker` fails (its run_round returns false).
+void fail_at(Script& s, std::size_t worker, int round) {
+  s.failing_worker = worker;
+  s.failing_round = round;
+}
+
 // What the workers of one phase see of one another.
 struct Progress {
   std::atomic<std::size_t> runs_done{0};
@@ -74,11 +80,16 @@ std::vector<int> soak_together(const Script& script, double seconds, Progress* p
 // A deadline far beyond what the rounds take: every soak below ends by its failing round.
 constexpr double kFarDeadline = 600;
 
+// The rounds each worker of `s` ran, soaking together far from the deadline.
+std::vector<int> rounds_far_from_deadline(const Script& s) {
+  Progress progress;
+  return soak_together(s, kFarDeadline, &progress);
+}
+
 TEST(SoakRounds, TogetherEveryWorkerRunsTheSameRoundsThoughOneRunEndsLate) {
   Script s;
   s.late_worker = 2;
-  s.failing_worker = 0;
-  s.failing_round = 25;
+  fail_at(s, 0, 25);
   Progress progress;
   EXPECT_EQ(soak_together(s, kFarDeadline, &progress), (std::vector<int>{25, 25, 25}));
   EXPECT_FALSE(progress.round_before_late_run_ended) << "workers 0 and 1 soaked while worker 2 was still in run()";
@@ -86,10 +97,8 @@ TEST(SoakRounds, TogetherEveryWorkerRunsTheSameRoundsThoughOneRunEndsLate) {
 
 TEST(SoakRounds, TogetherAFailedRoundStopsEveryWorkerAfterIt) {
   Script s;
-  s.failing_worker = 1;
-  s.failing_round = 3;
-  Progress progress;
-  EXPECT_EQ(soak_together(s, kFarDeadline, &progress), (std::vector<int>{3, 3, 3}));
+  fail_at(s, 1, 3);
+  EXPECT_EQ(rounds_far_from_deadline(s), (std::vector<int>{3, 3, 3}));
 }
 
 TEST(SoakRounds, TogetherAWorkerThatCouldNotSetUpLeavesAtOnce) {
@@ -97,10 +106,8 @@ TEST(SoakRounds, TogetherAWorkerThatCouldNotSetUpLeavesAtOnce) {
   Script s;
   s.unready_worker = 0;
   s.ready_workers = 2;
-  s.failing_worker = 1;
-  s.failing_round = 7;
-  Progress progress;
-  EXPECT_EQ(soak_together(s, kFarDeadline, &progress), (std::vector<int>{0, 7, 7}));
+  fail_at(s, 1, 7);
+  EXPECT_EQ(rounds_far_from_deadline(s), (std::vector<int>{0, 7, 7}));
 }
 
 TEST(SoakRounds, TogetherADeadlinePassedAtTheFirstDecisionRunsNoRound) {

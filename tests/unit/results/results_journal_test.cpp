@@ -6,20 +6,16 @@
 
 #include <fstream>
 
+#include "../support/scratch_folder.hpp"
+
 namespace allocstress {
 namespace {
 
 namespace fs = std::filesystem;
 
-class JournalTest : public ::testing::Test {
+class JournalTest : public testing::ScratchFolderTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("allocstress-journal-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  fs::path dir;
+  JournalTest() : ScratchFolderTest("allocstress-journal-") {}
 };
 
 TEST_F(JournalTest, RecordsSurviveReopening) {

@@ -14,6 +14,7 @@
 #include "trace/trace_format.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/trace_writer.hpp"
+#include "../support/scratch_folder.hpp"
 
 namespace allocstress::trace {
 namespace {
@@ -109,14 +110,9 @@ TEST(TraceCodec, UnknownOpDoesNotDecode) {
   EXPECT_FALSE(decode_event(in, bytes + sizeof bytes, s, e, false));
 }
 
-class TraceRoundTrip : public ::testing::Test {
+class TraceRoundTrip : public allocstress::testing::ScratchFolderTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("allocstress-trace-codec-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
+  TraceRoundTrip() : ScratchFolderTest("allocstress-trace-codec-") {}
 
   // Three threads interleaved, blocks of 7 events: every op kind crosses block boundaries.
   std::vector<std::vector<TraceEvent>> write_three_threads(const fs::path& path, bool call_sites) {
@@ -137,7 +133,6 @@ class TraceRoundTrip : public ::testing::Test {
     w.finish();
     return per_thread;
   }
-  fs::path dir;
 };
 
 TEST_F(TraceRoundTrip, WriterAndReaderAgreeOnEveryEvent) {

@@ -15,6 +15,7 @@
 #include "trace/import_heaptrack.hpp"
 #include "trace/import_steve.hpp"
 #include "trace/trace_reader.hpp"
+#include "../support/scratch_folder.hpp"
 
 namespace {
 
@@ -24,15 +25,13 @@ using namespace allocstress::trace;
 
 const fs::path kTraces = fs::path(ALLOCSTRESS_TEST_DATA_DIR) / "traces";
 
-class ImportTest : public ::testing::Test {
+class ImportTest : public allocstress::testing::ScratchFolderTest {
  protected:
+  ImportTest() : ScratchFolderTest("allocstress-import-") {}
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("allocstress-import-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    ScratchFolderTest::SetUp();
     out = dir / "out.ast";
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   fs::path write(const std::string& name, const std::string& bytes) {
     const fs::path p = dir / name;
@@ -56,7 +55,7 @@ class ImportTest : public ::testing::Test {
     EXPECT_FALSE(fs::exists(out.string() + ".partial"));
   }
 
-  fs::path dir, out;
+  fs::path out;
 };
 
 std::vector<TraceEvent> events_of(const TraceContents& c) {
@@ -155,23 +154,18 @@ TEST_F(ImportTest, HeaptrackFixtureGivesTheCountsOfItsLines) {
   // Expected values counted from the file's own lines (README.md), not by this importer.
   const HeaptrackImport r = import_heaptrack(kTraces / "heaptrack.sort.31720.zst", out, false);
   EXPECT_TRUE(r.compressed);
-  EXPECT_EQ(r.file_version, 3u);
-  EXPECT_EQ(r.allocations, 219u);
-  EXPECT_EQ(r.frees, 68u);
-  EXPECT_EQ(r.events, 287u);
-  EXPECT_EQ(r.allocation_infos, 70u);
-  EXPECT_EQ(r.never_freed, 151u);
+  // file version, allocations, frees, events, allocation infos, never freed
+  EXPECT_EQ((std::vector<std::uint64_t>{r.file_version, r.allocations, r.frees, r.events, r.allocation_infos, r.never_freed}),
+            (std::vector<std::uint64_t>{3, 219, 68, 287, 70, 151}));
 
   const TraceContents c = read_trace(out);
   EXPECT_EQ(c.header.pid, 31720u);
   EXPECT_EQ(c.command_line, std::vector<std::string>{"/usr/bin/sort /etc/hostname"});
   EXPECT_EQ(c.events(), 287u);
   const TraceTotals t = trace_totals(c);
-  EXPECT_EQ(t.requested_bytes, 100747u);
-  EXPECT_EQ(t.peak_live_bytes, 89748u);
-  EXPECT_EQ(t.live_bytes_at_end, 12188u);
-  EXPECT_EQ(t.live_blocks_at_end, 151u);
-  EXPECT_EQ(t.frees_unmatched, 0u);
+  // requested, peak live and live bytes at the end, live blocks at the end, unmatched frees
+  EXPECT_EQ((std::vector<std::uint64_t>{t.requested_bytes, t.peak_live_bytes, t.live_bytes_at_end, t.live_blocks_at_end, t.frees_unmatched}),
+            (std::vector<std::uint64_t>{100747, 89748, 12188, 151, 0}));
 }
 
 // Two allocation infos (16 and 32 bytes) with interleaved blocks: frees pair LIFO per info.

@@ -9,25 +9,14 @@
 
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
+#include "../support/checked_malloc_allocator.hpp"
+#include "../support/workload_streams.hpp"
 
 namespace allocstress {
 namespace {
 
-// An allocator that records every request, to compare streams op by op.
-class RecordingAllocator {
- public:
-  explicit RecordingAllocator(std::size_t) {}
-  void* allocate(std::size_t n) {
-    sizes.push_back(n);
-    return std::malloc(n);
-  }
-  void deallocate(void* p, std::size_t n) {
-    frees.push_back(n);
-    std::free(p);
-  }
-  static constexpr std::string_view name() { return "recording"; }
-  std::vector<std::size_t> sizes, frees;
-};
+// An allocator that records (and checks) every request, to compare streams op by op.
+using RecordingAllocator = testing::CheckedMallocAllocator;
 
 template <class A>
 AllocTestThreadOutcome run(A& alloc, std::uint64_t seed, std::uint64_t iterations = 200'000,
@@ -45,11 +34,7 @@ TEST(AllocTestWorkload, SameSeedSameOperationStreamOnEveryAllocator) {
   VoidAllocator v(1u << 12);
   ProcessMallocAllocator m(1u << 12);
   const auto a = run(v, 42), b = run(m, 42);
-  EXPECT_EQ(a.op_stream_hash, b.op_stream_hash);
-  EXPECT_EQ(a.mallocs, b.mallocs);
-  EXPECT_EQ(a.frees, b.frees);
-  EXPECT_EQ(a.peak_live_requested_bytes, b.peak_live_requested_bytes);
-  EXPECT_EQ(a.end_live_requested_bytes, b.end_live_requested_bytes);
+  testing::expect_same_stream(a, b);
 }
 
 TEST(AllocTestWorkload, StreamDoesNotDependOnMemoryAccessMode) {
@@ -79,11 +64,11 @@ TEST(AllocTestWorkload, CountsAndLiveBytesAreExact) {
   std::uint64_t allocated = 0;
   for (auto s : r.sizes) allocated += s;
   std::uint64_t freed_in_loop = 0;
-  for (std::size_t i = 0; i < out.frees; ++i) freed_in_loop += r.frees[i];
+  for (std::size_t i = 0; i < out.frees; ++i) freed_in_loop += r.free_sizes[i];
   EXPECT_EQ(allocated - freed_in_loop, out.end_live_requested_bytes);
   EXPECT_GE(out.peak_live_requested_bytes, out.end_live_requested_bytes);
   EXPECT_EQ(r.sizes.size(), out.mallocs);
-  EXPECT_EQ(r.frees.size(), out.mallocs);  // in-loop frees plus release_all_slots
+  EXPECT_EQ(r.free_sizes.size(), out.mallocs);  // in-loop frees plus release_all_slots
 }
 
 TEST(AllocTestWorkload, ReadBackSeesWhatWasWritten) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "workloads/alloc_test.hpp"
+#include "workloads/cross_thread/cross_thread.hpp"
 
 namespace allocstress::testing {
 
@@ -93,7 +95,7 @@ inline void on_threads(unsigned threads, const std::function<void(unsigned)>& f)
 }
 
 // Small alloc-test parameters for the cross-thread tests: 4096 slots per thread, E = 12.
-inline AllocTestParams small_params(unsigned threads, std::uint64_t iterations, std::uint64_t seed) {
+inline AllocTestParams small_params(unsigned threads, std::uint64_t iterations = 100'000, std::uint64_t seed = 7) {
   AllocTestParams p;
   p.threads = threads;
   p.slots_total = 4096 * std::uint64_t{threads};
@@ -101,6 +103,24 @@ inline AllocTestParams small_params(unsigned threads, std::uint64_t iterations, 
   p.iterations_per_thread = iterations;
   p.seed = seed;
   return p;
+}
+
+// What a checked run left: each thread's outcome, and the heap's count of remote frees and its
+// live bytes once the run ended (before release).  `runner` (the tests' Ring or Larson) runs
+// with run(make), where make(i) gives thread i's allocator, then frees what it holds with release().
+struct CheckedRun {
+  std::vector<CrossThreadOutcome> outcomes;
+  std::uint64_t heap_remote_frees = 0, heap_live_bytes_after_run = 0;
+};
+
+template <class Runner>
+CheckedRun run_checked_on(CheckedHeap& heap, Runner& runner) {
+  CheckedRun r;
+  r.outcomes = runner.run([&](unsigned i) { return std::make_unique<CheckedAllocator>(heap, i); });
+  r.heap_remote_frees = heap.remote_frees();
+  r.heap_live_bytes_after_run = heap.live_bytes();
+  runner.release();
+  return r;
 }
 
 }  // namespace allocstress::testing

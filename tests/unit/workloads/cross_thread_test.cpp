@@ -22,13 +22,7 @@
 namespace allocstress {
 namespace {
 
-using testing::CheckedAllocator;
-using testing::CheckedHeap;
-using testing::on_threads;
-
-AllocTestParams small_params(unsigned threads, std::uint64_t iterations = 100'000, std::uint64_t seed = 7) {
-  return testing::small_params(threads, iterations, seed);
-}
+using namespace testing;  // CheckedHeap, CheckedAllocator, on_threads, small_params
 
 // Runs an xthread ring of p.threads threads; make(i) gives thread i's allocator.  Blocks still
 // in the slots stay there until release() (so that tests can look at the heap first).
@@ -61,19 +55,9 @@ class Ring {
   std::vector<std::unique_ptr<A>> allocs_;
 };
 
-struct CheckedRun {
-  std::vector<CrossThreadOutcome> outcomes;
-  std::uint64_t heap_remote_frees = 0, heap_live_bytes_after_run = 0;
-};
-
 CheckedRun run_checked(CheckedHeap& heap, const AllocTestParams& p, double share, std::uint64_t capacity) {
   Ring<CheckedAllocator> ring(p, share, capacity);
-  CheckedRun r;
-  r.outcomes = ring.run([&](unsigned i) { return std::make_unique<CheckedAllocator>(heap, i); });
-  r.heap_remote_frees = heap.remote_frees();
-  r.heap_live_bytes_after_run = heap.live_bytes();
-  ring.release();
-  return r;
+  return run_checked_on(heap, ring);
 }
 
 CrossThreadOutcome sum(const std::vector<CrossThreadOutcome>& outcomes) {

@@ -49,19 +49,19 @@ std::string error_of(std::string_view spec) {
   return "";
 }
 
+// The heap, keep share, block size range and pattern of `spec` as parsed.
+void expect_spec(const AgeSpec& spec, std::uint64_t heap, double keep, std::size_t min_size, std::size_t max_size, AgePattern pattern) {
+  EXPECT_EQ(spec.heap_bytes, heap);
+  EXPECT_DOUBLE_EQ(spec.keep, keep);
+  EXPECT_EQ(spec.min_size, min_size);
+  EXPECT_EQ(spec.max_size, max_size);
+  EXPECT_EQ(spec.pattern, pattern);
+}
+
 TEST(HeapAgeing, SpecAcceptsAHeapAndOptionalParts) {
-  const AgeSpec d = parse_age_spec("64M");
-  EXPECT_EQ(d.heap_bytes, 64u << 20);
-  EXPECT_DOUBLE_EQ(d.keep, 0.25);
-  EXPECT_EQ(d.min_size, 16u);
-  EXPECT_EQ(d.max_size, 16384u);
-  EXPECT_EQ(d.pattern, AgePattern::spread);
+  expect_spec(parse_age_spec("64M"), 64u << 20, 0.25, 16, 16384, AgePattern::spread);
   const AgeSpec s = parse_age_spec("1G,keep=0.1,sizes=32..64K,pattern=random,seed=7");
-  EXPECT_EQ(s.heap_bytes, 1u << 30);
-  EXPECT_DOUBLE_EQ(s.keep, 0.1);
-  EXPECT_EQ(s.min_size, 32u);
-  EXPECT_EQ(s.max_size, 65536u);
-  EXPECT_EQ(s.pattern, AgePattern::random);
+  expect_spec(s, 1u << 30, 0.1, 32, 65536, AgePattern::random);
   EXPECT_EQ(s.seed, 7u);
   EXPECT_EQ(s.text, "1G,keep=0.1,sizes=32..64K,pattern=random,seed=7");
   EXPECT_EQ(parse_age_spec("1048576").heap_bytes, 1048576u);

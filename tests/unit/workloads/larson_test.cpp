@@ -15,13 +15,7 @@
 namespace allocstress {
 namespace {
 
-using testing::CheckedAllocator;
-using testing::CheckedHeap;
-using testing::on_threads;
-
-AllocTestParams small_params(unsigned threads, std::uint64_t iterations = 100'000, std::uint64_t seed = 5) {
-  return testing::small_params(threads, iterations, seed);
-}
+using namespace testing;  // CheckedHeap, CheckedAllocator, on_threads, small_params
 
 // A larson run of p.threads threads; make(t) gives thread t's allocator.  Blocks still in the
 // arrays stay there until release().
@@ -49,19 +43,9 @@ class Larson {
   std::vector<std::unique_ptr<A>> allocs_;
 };
 
-struct CheckedRun {
-  std::vector<CrossThreadOutcome> outcomes;
-  std::uint64_t heap_remote_frees = 0, heap_live_bytes_after_run = 0;
-};
-
 CheckedRun run_checked(CheckedHeap& heap, const AllocTestParams& p, std::uint64_t rounds) {
   Larson<CheckedAllocator> larson(p, rounds);
-  CheckedRun r;
-  r.outcomes = larson.run([&](unsigned t) { return std::make_unique<CheckedAllocator>(heap, t); });
-  r.heap_remote_frees = heap.remote_frees();
-  r.heap_live_bytes_after_run = heap.live_bytes();
-  larson.release();
-  return r;
+  return run_checked_on(heap, larson);
 }
 
 AllocTestThreadOutcome alloc_test_reference(const AllocTestParams& p, unsigned thread) {
@@ -97,7 +81,7 @@ TEST(Larson, RoundsSplitTheIterationsEvenly) {
 
 TEST(Larson, EveryBlockIsFreedOnceAndRotationFreesThePreviousOwnersBlocks) {
   CheckedHeap heap;
-  const AllocTestParams p = small_params(2);
+  const AllocTestParams p = small_params(2, 100'000, 5);
   const CheckedRun r = run_checked(heap, p, 8);
   EXPECT_EQ(heap.errors(), 0u) << heap.first_error();
   EXPECT_EQ(heap.live_blocks(), 0u);
@@ -147,7 +131,7 @@ TEST(Larson, OneThreadIsAllocTestsStream) {
 }
 
 TEST(Larson, OneRoundNeverRotates) {
-  const AllocTestParams p = small_params(2, 40'000);
+  const AllocTestParams p = small_params(2, 40'000, 5);
   CheckedHeap heap;
   const CheckedRun r = run_checked(heap, p, 1);
   for (unsigned t = 0; t < p.threads; ++t) {
@@ -157,7 +141,7 @@ TEST(Larson, OneRoundNeverRotates) {
 }
 
 TEST(Larson, PoolTakesBlocksOfAnotherInstance) {
-  const AllocTestParams p = small_params(2, 60'000);
+  const AllocTestParams p = small_params(2, 60'000, 5);
   Larson<PoolAllocator> larson(p, 10);
   const auto outcomes = larson.run([](unsigned) { return std::make_unique<PoolAllocator>(std::size_t{1} << 12); });
   larson.release();
@@ -168,7 +152,7 @@ TEST(Larson, PoolTakesBlocksOfAnotherInstance) {
 }
 
 TEST(Larson, AbandonedBoardRunsNothing) {
-  const AllocTestParams p = small_params(2, 1000);
+  const AllocTestParams p = small_params(2, 1000, 5);
   LarsonBoard board(2, p.slots_per_thread());
   board.abandon();
   ProcessMallocAllocator m(4096);

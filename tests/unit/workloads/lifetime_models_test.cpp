@@ -21,6 +21,7 @@
 #include "workloads/inverse_size_sampler.hpp"
 #include "workloads/lifetimes/lifetime_workload.hpp"
 #include "workloads/lifetimes/trace_fit.hpp"
+#include "../support/alloc_test_params.hpp"
 
 namespace allocstress {
 namespace {
@@ -28,12 +29,8 @@ namespace {
 constexpr LifetimeShape kShapes[] = {LifetimeShape::exponential, LifetimeShape::pareto, LifetimeShape::size_classes};
 
 AllocTestParams base_with(unsigned threads, std::uint64_t allocations, SizeModel sizes = SizeModel::inverse, unsigned exp = 10) {
-  AllocTestParams b;
-  b.threads = threads;
-  b.iterations_per_thread = allocations;
+  AllocTestParams b = testing::alloc_test_params(threads, allocations, exp, 11);
   b.sizes = sizes;
-  b.max_size_exp = exp;
-  b.seed = 11;
   return b;
 }
 

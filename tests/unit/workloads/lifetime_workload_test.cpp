@@ -14,6 +14,7 @@
 
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
+#include "../support/workload_streams.hpp"
 #include "distribution_check.hpp"
 
 namespace allocstress {
@@ -69,14 +70,7 @@ AllocTestThreadOutcome run(A& alloc, const LifetimeModel& model, unsigned thread
   return out;
 }
 
-// Two runs made the same operations: same op stream, counts and live-byte figures.
-void expect_same_stream(const AllocTestThreadOutcome& a, const AllocTestThreadOutcome& b) {
-  EXPECT_EQ(a.op_stream_hash, b.op_stream_hash);
-  EXPECT_EQ(a.mallocs, b.mallocs);
-  EXPECT_EQ(a.frees, b.frees);
-  EXPECT_EQ(a.peak_live_requested_bytes, b.peak_live_requested_bytes);
-  EXPECT_EQ(a.end_live_requested_bytes, b.end_live_requested_bytes);
-}
+using testing::expect_same_stream;
 
 TEST(LifetimeWorkload, SameSeedSameStreamOnEveryAllocatorAndAccessMode) {
   const LifetimeModel model(typical());

@@ -15,39 +15,15 @@
 #include "allocators/process_malloc_allocator.hpp"
 #include "allocators/void_allocator.hpp"
 #include "cells/workload_registry.hpp"
+#include "../support/alloc_test_params.hpp"
+#include "../support/checked_malloc_allocator.hpp"
 
 namespace allocstress {
 namespace {
 
 // malloc/free that checks every block is freed once, with its own size, and logs the allocation
 // number of every block freed.
-class CheckingAllocator {
- public:
-  explicit CheckingAllocator(std::size_t) {}
-  void* allocate(std::size_t n) {
-    void* p = std::malloc(n);
-    EXPECT_TRUE(live.emplace(p, Block{n, allocations}).second) << "block handed out twice";
-    ++allocations;
-    return p;
-  }
-  void deallocate(void* p, std::size_t n) {
-    const auto it = live.find(p);
-    ASSERT_NE(it, live.end()) << "freed a block that is not live";
-    EXPECT_EQ(it->second.size, n);
-    freed.push_back(it->second.number);
-    live.erase(it);
-    ++frees;
-    std::free(p);
-  }
-  static constexpr std::string_view name() { return "checking"; }
-  struct Block {
-    std::size_t size;
-    std::uint64_t number;
-  };
-  std::unordered_map<void*, Block> live;
-  std::vector<std::uint64_t> freed;
-  std::uint64_t allocations = 0, frees = 0;
-};
+using CheckingAllocator = testing::CheckedMallocAllocator;
 
 struct Sample {
   std::uint64_t t, live;
@@ -67,13 +43,7 @@ struct Recorder {
 
 constexpr unsigned kExp = 12;  // blocks 4 B .. 4 KiB - 1
 
-AllocTestParams params(std::uint64_t ops, std::uint64_t seed = 7) {
-  AllocTestParams p;
-  p.iterations_per_thread = ops;
-  p.max_size_exp = kExp;
-  p.seed = seed;
-  return p;
-}
+AllocTestParams params(std::uint64_t ops, std::uint64_t seed = 7) { return testing::alloc_test_params(AllocTestParams{}.threads, ops, kExp, seed); }
 
 PhaseSpec spec(std::uint64_t live = 2u << 20, double drop = 0.9, unsigned peaks = 2, PhaseDropOrder order = PhaseDropOrder::random) {
   PhaseSpec s;

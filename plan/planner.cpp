@@ -129,11 +129,7 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
   if (!any_baseline) std::erase(wanted, std::string("void"));  // the baseline only of workloads that have one
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  for (const auto& name : wanted) try {
-      catalog.find(name);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+  for (const auto& name : wanted) catalog.find_or_suggest(name);  // the matrix's one check of its names
   const unsigned max_threads = *std::max_element(plan.thread_counts.begin(), plan.thread_counts.end());
   for (const auto& spec : catalog.all()) {  // catalogue order: void first
     if (std::find(wanted.begin(), wanted.end(), spec.name) == wanted.end()) continue;
@@ -156,7 +152,7 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
     // caller prints plan.excluded); the others are measured.  A non-conforming one that runs is
     // measured, flagged in every record and left out of the rankings.  The checks have the cells' timeout.
     if (a.kind == AllocatorKind::drop_in) {
-      const DropInPreflight check = s.preload_check(a, plan.manifest, plan.cell_timeout_s);
+      const DropInPreflight check = s.preload_check(a, plan.cell_timeout_s);
       a.nonconforming = check.nonconforming;
       const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;
       if (!check.failure.empty()) {

@@ -1,4 +1,4 @@
-# Real programs as data: `allocstress bench -- CMD` and its server mode (cli/bench_command.cpp),
+# Real programs as data: `allocstress bench -- CMD` and its server mode (cli/commands/bench_command.cpp),
 # with a tiny key-value server and load client of the project's own (support/tiny_*.c).
 # Included from tests/CMakeLists.txt after cli_env.
 if(NOT ALLOCSTRESS_SANITIZE)

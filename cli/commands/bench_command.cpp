@@ -1,5 +1,5 @@
 // `allocstress bench` (see bench_command.hpp).
-#include "cli/bench_command.hpp"
+#include "cli/commands/bench_command.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
-#include "cli/program_study.hpp"
+#include "cli/commands/program_study.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"
 #include "platform/elf_linkage.hpp"
@@ -200,7 +200,7 @@ int BenchCommand::execute(const std::string& command_line) {
 
   const Topology topology;
   TemporaryFolder inputs{make_temporary_folder("allocstress-inputs-")};
-  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double t) { return preload_check(exe, a, m, t); },
+  const PlanServices services{topology, [&](const AllocatorSpec& a, double t) { return preload_check(exe, a, t); },
                               inputs.dir, [](const std::string& line) { std::cerr << line << "\n"; }};
   const MatrixPlan plan = plan_matrix(request, services);
   const nlohmann::json context = machine_context(topology, command_line);

@@ -1,5 +1,5 @@
 // The `allocstress programs` command (see programs_command.hpp).
-#include "cli/programs_command.hpp"
+#include "cli/commands/programs_command.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -10,9 +10,9 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
-#include "cli/python_commands.hpp"
-#include "cli/program_study.hpp"
-#include "cli/trace_command.hpp"
+#include "cli/commands/python_commands.hpp"
+#include "cli/commands/program_study.hpp"
+#include "cli/commands/trace_command.hpp"
 #include "plan/planner.hpp"
 #include "plan/presets.hpp"
 #include "plan/workload_params.hpp"

@@ -226,7 +226,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     check_slurm_target();  // before anything is planned into the results directory
   else
     inputs.dir = make_temporary_folder("allocstress-inputs-");
-  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double check_timeout_s) { return preload_check(exe, a, m, check_timeout_s); },
+  const PlanServices services{topology, [&](const AllocatorSpec& a, double check_timeout_s) { return preload_check(exe, a, check_timeout_s); },
                               backend == "slurm" ? fs::path(results_dir) / "inputs" : inputs.dir,
                               [](const std::string& line) { std::cerr << line << "\n"; }};
   if (backend == "slurm") fs::create_directories(services.inputs_folder);

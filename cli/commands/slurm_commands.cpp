@@ -1,7 +1,7 @@
 // `allocstress slurm run-cell|status|merge` (see slurm_commands.hpp and run/slurm_backend.hpp).
-#include "cli/slurm_commands.hpp"
+#include "cli/commands/slurm_commands.hpp"
 
-#include "cli/python_commands.hpp"
+#include "cli/commands/python_commands.hpp"
 
 #include <unistd.h>
 

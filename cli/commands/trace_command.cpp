@@ -1,5 +1,5 @@
 // The `allocstress trace` command (see trace_command.hpp).
-#include "cli/trace_command.hpp"
+#include "cli/commands/trace_command.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -174,13 +174,7 @@ int TraceCommand::execute() {
   if (!allocator.empty()) {
     const bool user_library = allocator.find('=') != std::string::npos;
     const AllocatorCatalog catalog = load_catalog(manifest, user_library ? std::vector{allocator} : std::vector<std::string>{});
-    if (!user_library) check_allocator_names(catalog, allocator);
-    const AllocatorSpec* spec = nullptr;
-    try {
-      spec = &catalog.find(user_library ? allocator.substr(0, allocator.find('=')) : allocator);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("trace: ") + e.what());
-    }
+    const AllocatorSpec* spec = &catalog.find_or_suggest(allocator.substr(0, allocator.find('=')));
     if (spec->kind == AllocatorKind::in_tree)
       throw UsageError("trace: '" + spec->name + "' is an in-tree backend, not a malloc library another program can run on (accepted: drop-in "
                        "allocators, see allocstress list)");

@@ -8,6 +8,7 @@
 
 #include <tuple>
 
+#include "run/child_command.hpp"
 #include "trace/trace_reader.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -124,7 +125,7 @@ int FitCommand::execute() {
 }
 
 int FitCommand::run_evaluation(const EvaluationFiles& files) const {
-  const std::string exe = executable_path();
+  const std::string exe = allocstress_executable();
   const Topology topology;
   // Both matrices through the planner, on the same allocators, repetitions and access; the replay
   // program is prepared into a folder removed when this command returns.

@@ -12,6 +12,7 @@
 #include "platform/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
+#include "run/child_command.hpp"
 #include "run/misuse_battery.hpp"
 #include "platform/machine_context.hpp"
 #include "run/preflight.hpp"
@@ -134,7 +135,7 @@ void MatrixCommand::add_to(CLI::App& app) {
 }
 
 int MatrixCommand::execute(const std::string& command_line) {
-  const std::string exe = executable_path();
+  const std::string exe = allocstress_executable();
   if (warn_if_deprecated(*cmd, "--allocator", "--add-allocator NAME=/path/lib.so")) added.insert(added.end(), added_old.begin(), added_old.end());
   if (warn_if_deprecated(*cmd, "--time", "--slurm-time")) time_limit = time_limit_old;
   if (backend != "local" && backend != "slurm") throw UsageError("unknown --backend '" + backend + "' (accepted: local, slurm)");

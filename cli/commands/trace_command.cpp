@@ -15,6 +15,7 @@
 #include "cli/name_checks.hpp"
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "run/child_command.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/tracer/tracer_config.hpp"
 
@@ -138,8 +139,7 @@ bool report_trace_file(const fs::path& file) {
 
 fs::path find_tracer_library() {
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
+  const fs::path exe = allocstress_executable();
   const fs::path beside = exe.parent_path() / "liballocstress_trace.so";
   const fs::path installed = exe.parent_path().parent_path() / "lib" / "liballocstress_trace.so";
   for (const fs::path& p : {beside, installed})

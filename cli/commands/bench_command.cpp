@@ -177,8 +177,7 @@ int BenchCommand::execute(const std::string& command_line) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  declare_program_workload(p.name);
-  if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
+  declare_program_workload(p.name);  // allocator names: the planner checks them, with "did you mean"
 
   PlanRequest request;
   request.workloads = p.name;

@@ -172,9 +172,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (resume) return resume_locally(exe, command_line);
 
   const std::vector<ProgramDefinition> programs = workload.programs();  // before the names: they may name its programs
-  // Mistyped names get their suggestion here (the planner checks them again, without one).
+  // Mistyped workload names get their suggestion here; allocator names get theirs from the
+  // planner, which looks the catalogue up once for the matrix.
   if (kind != Kind::replay) check_workload_names(workload.workload);
-  if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
   PlanRequest request;
   request.preset = preset;
   request.workloads = workload.workload;

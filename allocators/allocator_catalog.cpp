@@ -1,6 +1,7 @@
 // Manifest parsing, library resolution and package versions for the allocator catalogue.
 #include "allocator_catalog.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "in_tree_registry.hpp"
 #include "platform/errors.hpp"
+#include "platform/suggest.hpp"
 
 namespace allocstress {
 
@@ -206,17 +208,28 @@ void AllocatorCatalog::add_user_library(const std::string& text) {
   specs_.push_back(std::move(spec));
 }
 
-const AllocatorSpec& AllocatorCatalog::find(const std::string& name) const {
+const AllocatorSpec& AllocatorCatalog::find_or_suggest(const std::string& name) const {
   for (const auto& s : specs_)
     if (s.name == name) return s;
-  throw std::invalid_argument("unknown allocator '" + name + "' (known: " + known_names() +
-                              "; or NAME=/path/lib.so[,VAR=VALUE...])");
+  throw UsageError(unknown_name_message("allocator", name, names(), std::string("; or ") + kAllAllocators + "; or NAME=/path/lib.so[,VAR=VALUE...]"));
 }
 
-std::string AllocatorCatalog::known_names() const {
-  std::string out;
-  for (const auto& s : specs_) out += (out.empty() ? "" : ", ") + s.name;
+std::vector<std::string> AllocatorCatalog::names() const {
+  std::vector<std::string> out;
+  for (const auto& s : specs_) out.push_back(s.name);
   return out;
+}
+
+void check_resolved(const AllocatorSpec& spec) {
+  const std::string not_installed = "allocator '" + spec.name + "' is not installed: ";
+  if (!spec.available()) throw UsageError(not_installed + spec.unavailable_reason);
+  const std::vector<std::string>& in_tree = in_tree_allocator_names();
+  if (spec.kind == AllocatorKind::in_tree && std::find(in_tree.begin(), in_tree.end(), spec.name) == in_tree.end())
+    throw UsageError(not_installed + "this allocstress has no in-tree backend of that name (plan the matrix again)");
+  std::error_code ec;
+  if (spec.kind == AllocatorKind::drop_in && (spec.library_path.empty() || !fs::is_regular_file(spec.library_path, ec)))
+    throw UsageError(not_installed + "its library " + (spec.library_path.empty() ? spec.library : spec.library_path) +
+                     " is gone since the matrix was planned (plan the matrix again)");
 }
 
 AllocatorCatalog load_catalog(const std::string& manifest, const std::vector<std::string>& added_libraries) {

@@ -73,9 +73,12 @@ class AllocatorCatalog {
 
   // Every allocator in catalogue order: in-tree first, then manifest, then command line.
   const std::vector<AllocatorSpec>& all() const { return specs_; }
-  // Throws std::invalid_argument naming the unknown allocator and listing the known ones.
-  const AllocatorSpec& find(const std::string& name) const;
-  std::string known_names() const;
+  // The one lookup of a name, for every check of one (CLI flags, plan files, cell files): the
+  // allocator, or a UsageError in the CLI's style, "unknown allocator 'jemaloc': did you mean
+  // jemalloc? (accepted: void, ...; or all; or NAME=/path/lib.so[,VAR=VALUE...])" (platform/suggest.hpp).
+  const AllocatorSpec& find_or_suggest(const std::string& name) const;
+  // Every name, in catalogue order.
+  std::vector<std::string> names() const;
 
   const std::filesystem::path& manifest_path() const { return manifest_; }
 
@@ -83,6 +86,11 @@ class AllocatorCatalog {
   std::filesystem::path manifest_;
   std::vector<AllocatorSpec> specs_;
 };
+
+// A resolution made elsewhere (the planner's, carried in a matrix's cells: cells/cell.hpp), still
+// true here.  Throws UsageError "allocator 'X' is not installed: ..." when it cannot run (its
+// reason), its library is gone since, or its in-tree backend is not one of this build's.
+void check_resolved(const AllocatorSpec& spec);
 
 // The manifest used when none is given: $ALLOCSTRESS_MANIFEST, else the one in the source tree.
 std::filesystem::path default_manifest_path();

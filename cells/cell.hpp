@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "allocators/allocator_catalog.hpp"
 #include "platform/topology.hpp"
 
 namespace allocstress {
@@ -54,6 +56,11 @@ struct Cell {
   std::string allocator;          // a catalogue name
   std::string allocator_library;  // non-empty: an allocator added as NAME=PATH[,VAR=VALUE...], the text after NAME=
   std::string manifest;           // the drop-in catalogue the allocator is looked up in ("" = default)
+  // The allocator as the matrix resolved it, once per matrix (kind, library path, settings,
+  // version, conformance): a matrix's cell process runs it without loading the catalogue again.
+  // Empty for a cell built from `run`'s flags or written by hand: its name is looked up in the
+  // manifest then (plan/cell_check.hpp).
+  std::optional<AllocatorSpec> resolved;
   std::string workload = "alloc-test";
   unsigned threads = 1;           // worker threads: the one place a cell keeps its thread count
                                   // (0 before a workload whose inputs fix it has prepared them)

@@ -44,13 +44,6 @@ bool warn_if_deprecated(const CLI::App& cmd, const std::string& old_flag, const 
   return true;
 }
 
-std::string executable_path() {
-  std::error_code ec;
-  const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
-  return p.string();
-}
-
 std::string file_time_stamp() {
   char stamp[32];
   const std::time_t t = std::time(nullptr);

@@ -33,9 +33,6 @@ void check_new_output_file(const std::filesystem::path& path, bool force);
 // instead, and returns true.
 bool warn_if_deprecated(const CLI::App& cmd, const std::string& old_flag, const std::string& instead);
 
-// This executable's absolute path (/proc/self/exe).
-std::string executable_path();
-
 // The local time as 20261126-183000: the stamp of default output file names.
 std::string file_time_stamp();
 

@@ -1,26 +1,59 @@
 // Entry point of the `allocstress` executable: parses the command line and dispatches to the
 // commands (list, workloads, metrics, run, matrix, replay, probe, trace, trace-info, import, fit, programs, bench, misuse, slurm
-// submit|status|merge|run-cell, report, compare, fidelity).  Every failure ends here as one line on stderr.
+// submit|status|merge|run-cell, report, compare, fidelity), registered and dispatched through one command
+// table (a new command is one row).  Every failure ends here as one line on stderr.
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <iostream>
 #include <string_view>
 
-#include "cli/catalogue_commands.hpp"
+#include "cli/commands/catalogue_commands.hpp"
 #include "cli/commands.hpp"
-#include "cli/fit_command.hpp"
-#include "cli/programs_command.hpp"
-#include "cli/bench_command.hpp"
-#include "cli/import_command.hpp"
-#include "cli/misuse_command.hpp"
+#include "cli/commands/fit_command.hpp"
+#include "cli/commands/programs_command.hpp"
+#include "cli/commands/bench_command.hpp"
+#include "cli/commands/import_command.hpp"
+#include "cli/commands/misuse_command.hpp"
 #include "cli/parse_errors.hpp"
-#include "cli/python_commands.hpp"
-#include "cli/slurm_commands.hpp"
-#include "cli/trace_command.hpp"
-#include "cli/calibrate_command.hpp"
-#include "cli/trace_info_command.hpp"
+#include "cli/commands/python_commands.hpp"
+#include "cli/commands/slurm_commands.hpp"
+#include "cli/commands/trace_command.hpp"
+#include "cli/commands/calibrate_command.hpp"
+#include "cli/commands/trace_info_command.hpp"
 #include "plan/programs_file.hpp"
 #include "platform/build_identity.hpp"
+
+namespace {
+
+using namespace allocstress;
+
+// A row of the command table: the command as registered (its name, one-line help and options) and
+// what runs it, given the whole command line (the commands that record it in their results use it).
+struct CommandRow {
+  CLI::App* cmd;
+  std::function<int(const std::string& command_line)> execute;
+};
+
+// The row of a command object: registered on `parent` (add_to's extra arguments follow).
+template <class Command, class... Extra>
+CommandRow row(Command& c, CLI::App& parent, Extra... extra) {
+  c.add_to(parent, extra...);
+  return {c.cmd, [&c](const std::string& command_line) {
+            if constexpr (requires { c.execute(command_line); }) return c.execute(command_line);
+            else return c.execute();
+          }};
+}
+
+// The row of a command implemented in Python: every argument after its name is passed on untouched.
+CommandRow python_row(CLI::App& app, const char* name, const char* help) {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->set_help_flag();
+  sub->allow_extras();
+  return {sub, [sub, name](const std::string&) { return exec_python_command(name, sub->remaining()); }};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace allocstress;
@@ -41,8 +74,7 @@ int main(int argc, char** argv) {
       "Print the version, the source commit (-dirty: modified) and the build type, and exit");
   ListCommand list;
   RunCommand run;
-  MatrixCommand matrix;
-  MatrixCommand replay(MatrixCommand::Kind::replay);
+  MatrixCommand matrix, replay(MatrixCommand::Kind::replay), submit(MatrixCommand::Kind::slurm_submit);
   ProbeCommand probe;
   TraceCommand trace;
   TraceInfoCommand trace_info;
@@ -54,73 +86,56 @@ int main(int argc, char** argv) {
   MisuseCommand misuse;
   WorkloadsCommand workloads;
   MetricsCommand metrics;
-  list.add_to(app);
-  workloads.add_to(app);
-  metrics.add_to(app);
-  run.add_to(app);
-  matrix.add_to(app);
-  replay.add_to(app);
-  probe.add_to(app);
-  trace.add_to(app);
-  trace_info.add_to(app);
-  import.add_to(app);
-  fit.add_to(app);
-  programs.add_to(app);
-  bench.add_to(app);
-  calibrate.add_to(app);
-  misuse.add_to(app);
-  // The Slurm backend: `allocstress slurm submit|status|merge|run-cell`.
-  CLI::App* slurm = app.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
-  MatrixCommand submit(MatrixCommand::Kind::slurm_submit);
   RunCellCommand run_cell, run_cell_alias;
   StatusCommand status, status_alias;
   MergeCommand merge, merge_alias;
-  submit.add_to(*slurm);
-  status.add_to(*slurm, false);
-  merge.add_to(*slurm, false);
-  run_cell.add_to(*slurm, false);
-  status_alias.add_to(app, true);
-  merge_alias.add_to(app, true);
-  run_cell_alias.add_to(app, true);
-  // Analysis commands are implemented in Python: every argument is passed on untouched.
-  CLI::App* report = app.add_subcommand("report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]...");
-  CLI::App* compare = app.add_subcommand("compare", "Compare two results files: better, worse or no change per cell beyond --threshold; exit 4 when any is worse, 3 when void itself moved (the machine's speed changed): compare A.json B.json");
-  CLI::App* fidelity = app.add_subcommand("fidelity", "Fidelity table: per real program and model, Spearman rank correlation of the allocators on speed and memory with a bootstrap interval: fidelity RESULTS.json [--json] [--model-memory METRIC]");
-  for (CLI::App* sub : {report, compare, fidelity}) {
-    sub->set_help_flag();
-    sub->allow_extras();
-  }
+  // The Slurm backend: `allocstress slurm submit|status|merge|run-cell` (and three aliases at the top).
+  CLI::App* slurm = nullptr;
+  auto slurm_group = [&](CLI::App& parent) {
+    slurm = parent.add_subcommand("slurm", "Run a matrix on a Slurm cluster: submit, status, merge, run-cell (see docs/cluster.md)");
+    return slurm;
+  };
+  // The command table, in --help order: one row per command.
+  const std::vector<CommandRow> commands = {
+      row(list, app),
+      row(workloads, app),
+      row(metrics, app),
+      row(run, app),
+      row(matrix, app),
+      row(replay, app),
+      row(probe, app),
+      row(trace, app),
+      row(trace_info, app),
+      row(import, app),
+      row(fit, app),
+      row(programs, app),
+      row(bench, app),
+      row(calibrate, app),
+      row(misuse, app),
+      {slurm_group(app), [](const std::string&) -> int {
+         throw UsageError("slurm needs a command (accepted: submit, status, merge, run-cell; see allocstress slurm --help)");
+       }},
+      row(submit, *slurm),
+      row(status, *slurm, false),
+      row(merge, *slurm, false),
+      row(run_cell, *slurm, false),
+      row(status_alias, app, true),
+      row(merge_alias, app, true),
+      row(run_cell_alias, app, true),
+      // Analysis commands are implemented in Python: every argument is passed on untouched.
+      python_row(app, "report", "HTML report (tables, plots, context) of results files: report RESULTS... [-o DIR] [--trace TRACE]..."),
+      python_row(app, "compare", "Compare two results files: better, worse or no change per cell beyond --threshold; exit 4 when any is worse, 3 when void itself moved (the machine's speed changed): compare A.json B.json"),
+      python_row(app, "fidelity", "Fidelity table: per real program and model, Spearman rank correlation of the allocators on speed and memory with a bootstrap interval: fidelity RESULTS.json [--json] [--model-memory METRIC]"),
+  };
 
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     app.parse(argc, argv);
-    if (list.cmd->parsed()) return list.execute();
-    if (workloads.cmd->parsed()) return workloads.execute();
-    if (metrics.cmd->parsed()) return metrics.execute();
-    if (run.cmd->parsed()) return run.execute();
-    if (replay.cmd->parsed()) return replay.execute(command_line);
-    if (probe.cmd->parsed()) return probe.execute();
-    if (trace.cmd->parsed()) return trace.execute();
-    if (trace_info.cmd->parsed()) return trace_info.execute();
-    if (import.cmd->parsed()) return import.execute();
-    if (fit.cmd->parsed()) return fit.execute();
-    if (programs.cmd->parsed()) return programs.execute(command_line);
-    if (bench.cmd->parsed()) return bench.execute(command_line);
-    if (calibrate.cmd->parsed()) return calibrate.execute();
-    if (misuse.cmd->parsed()) return misuse.execute(command_line);
-    if (submit.cmd->parsed()) return submit.execute(command_line);
-    for (RunCellCommand* c : {&run_cell, &run_cell_alias})
-      if (c->cmd->parsed()) return c->execute(command_line);
-    for (StatusCommand* c : {&status, &status_alias})
-      if (c->cmd->parsed()) return c->execute();
-    for (MergeCommand* c : {&merge, &merge_alias})
-      if (c->cmd->parsed()) return c->execute();
-    if (slurm->parsed()) throw UsageError("slurm needs a command (accepted: submit, status, merge, run-cell; see allocstress slurm --help)");
-    if (report->parsed()) return exec_python_command("report", report->remaining());
-    if (compare->parsed()) return exec_python_command("compare", compare->remaining());
-    if (fidelity->parsed()) return exec_python_command("fidelity", fidelity->remaining());
-    return matrix.execute(command_line);
+    // The command parsed whose own commands were not (`slurm` alone is an error; `slurm status` runs status).
+    for (const CommandRow& c : commands)
+      if (c.cmd->parsed() && c.cmd->get_subcommands().empty()) return c.execute(command_line);
+    throw UsageError("no command given (accepted: the commands `allocstress --help` lists)");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

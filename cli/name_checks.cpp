@@ -4,18 +4,15 @@
 #include <algorithm>
 
 #include "cells/workload_registry.hpp"
-#include "cli/suggest.hpp"
+#include "platform/suggest.hpp"
 #include "platform/comma_list.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {
 
 void check_allocator_names(const AllocatorCatalog& catalog, const std::string& names) {
-  std::vector<std::string> known;
-  for (const AllocatorSpec& s : catalog.all()) known.push_back(s.name);
   for (const std::string& name : comma_separated(names))
-    if (name.find('=') == std::string::npos && name != kAllAllocators && std::find(known.begin(), known.end(), name) == known.end())
-      throw UsageError(unknown_name_message("allocator", name, known, std::string("; or ") + kAllAllocators + "; or NAME=/path/lib.so[,VAR=VALUE...]"));
+    if (name.find('=') == std::string::npos && name != kAllAllocators) catalog.find_or_suggest(name);
 }
 
 void check_workload_names(const std::string& names) {

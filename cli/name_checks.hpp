@@ -1,6 +1,6 @@
 // Names the user typed that must be known: allocators (of the catalogue) and workloads (of the
 // registry).  Checked here, before planning, so that a mistyped name gets "did you mean ..."
-// (cli/suggest.hpp); the planner and the catalogue keep their own checks for plan and cell files.
+// (platform/suggest.hpp) through AllocatorCatalog::find_or_suggest, the one check of a name.
 #pragma once
 
 #include <string>

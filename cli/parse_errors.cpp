@@ -1,7 +1,7 @@
 // Error lines for command lines CLI11 could not parse (see parse_errors.hpp).
 #include "cli/parse_errors.hpp"
 
-#include "cli/suggest.hpp"
+#include "platform/suggest.hpp"
 
 namespace allocstress {
 

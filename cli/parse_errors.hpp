@@ -1,6 +1,6 @@
 // One error line for a command line CLI11 could not parse, naming what was wrong: an unknown
 // command, an unknown option or an unexpected argument of the command given, with the closest
-// valid spelling (cli/suggest.hpp) and what is accepted.
+// valid spelling (platform/suggest.hpp) and what is accepted.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -182,21 +182,25 @@ CheckedCell CellChecker::check_built(Cell cell, const nlohmann::json* command) {
     if (command != nullptr) check_command(*command, cell);
     return {std::move(cell), AllocatorSpec{}};
   }
+  AllocatorSpec spec = resolve(cell);
+  check_cell(cell, spec);
+  if (command != nullptr) check_command(*command, cell);
+  return {std::move(cell), std::move(spec)};
+}
+
+AllocatorSpec CellChecker::resolve(const Cell& cell) {
+  if (cell.resolved && cell.resolved->name == cell.allocator) {  // a matrix's cell: resolved once, by its planner
+    check_resolved(*cell.resolved);
+    return *cell.resolved;
+  }
   const std::string added = cell.allocator_library.empty() ? "" : cell.allocator + "=" + cell.allocator_library;
   const auto key = std::make_pair(cell.manifest, added);
   auto it = catalogs_.find(key);
   if (it == catalogs_.end())
     it = catalogs_.emplace(key, load_catalog(cell.manifest, added.empty() ? std::vector<std::string>{} : std::vector{added})).first;
-  const AllocatorSpec* spec = nullptr;
-  try {
-    spec = &it->second.find(cell.allocator);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  if (!spec->available()) throw UsageError("allocator '" + spec->name + "' is not installed: " + spec->unavailable_reason);
-  check_cell(cell, *spec);
-  if (command != nullptr) check_command(*command, cell);
-  return {std::move(cell), *spec};
+  const AllocatorSpec& spec = it->second.find_or_suggest(cell.allocator);
+  if (!spec.available()) throw UsageError("allocator '" + spec.name + "' is not installed: " + spec.unavailable_reason);
+  return spec;
 }
 
 }  // namespace allocstress

@@ -5,8 +5,9 @@
 // A cell passes when
 //  - its members are what cell_encoding.hpp says (counts whole numbers: "threads" ≥ 1, never
 //    -3 read as 4294967293 or 2.5 as 2);
-//  - its allocator is in the cell's catalogue (its manifest, plus its NAME=PATH library) and
-//    installed;
+//  - its allocator is the one it carries, resolved by a matrix's planner and still installed, or
+//    (a cell without one) is in the cell's catalogue (its manifest, plus its NAME=PATH library)
+//    and installed;
 //  - check_cell passes (the workload's parameters for its threads, its mode, its allocator);
 //  - when it carries a "command" (a plan file's cells do), that command is the cell as flags:
 //    cell_command() of the cell, with the command's own executable.  A field the command
@@ -44,6 +45,10 @@ class CellChecker {
 
  private:
   CheckedCell check_built(Cell cell, const nlohmann::json* command);
+  // The cell's allocator: the one it carries (Cell::resolved, checked still true here: a matrix's
+  // cells), or else its name looked up in its catalogue (a cell by hand, `run`'s flags, or a cell
+  // whose "allocator" was edited after planning: the name wins).
+  AllocatorSpec resolve(const Cell& cell);
   bool run_here_;
 
   // Catalogues by (manifest, NAME=PATH text): loaded once however many cells name them.

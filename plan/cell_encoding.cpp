@@ -42,6 +42,40 @@ const ModeValue kModeValues[] = {
 
 }  // namespace
 
+nlohmann::json to_json(const AllocatorSpec& s) {
+  return {{"name", s.name},
+          {"kind", s.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
+          {"library", s.library},
+          {"library_path", s.library_path},
+          {"package", s.package},
+          {"version", s.version},
+          {"origin", s.origin},
+          {"unavailable_reason", s.unavailable_reason},
+          {"environment", s.environment},
+          {"nonconforming", s.nonconforming}};
+}
+
+AllocatorSpec allocator_spec_from_json(const nlohmann::json& j) {
+  try {
+    AllocatorSpec s;
+    s.name = j.at("name").get<std::string>();
+    const std::string kind = j.at("kind").get<std::string>();
+    if (kind != "in_tree" && kind != "drop_in") throw std::invalid_argument("\"kind\" is \"" + kind + "\" (accepted: in_tree or drop_in)");
+    s.kind = kind == "in_tree" ? AllocatorKind::in_tree : AllocatorKind::drop_in;
+    s.library = j.at("library").get<std::string>();
+    s.library_path = j.at("library_path").get<std::string>();
+    s.package = j.at("package").get<std::string>();
+    s.version = j.at("version").get<std::string>();
+    s.origin = j.at("origin").get<std::string>();
+    s.unavailable_reason = j.at("unavailable_reason").get<std::string>();
+    s.environment = j.value("environment", std::map<std::string, std::string>{});  // plans before configurations have none
+    s.nonconforming = j.value("nonconforming", "");  // plans before the conformance check have none
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
 nlohmann::json cell_to_json(const Cell& c) {
   nlohmann::json j = {{"allocator", c.allocator},
                       {"manifest", c.manifest},
@@ -54,6 +88,7 @@ nlohmann::json cell_to_json(const Cell& c) {
                       {"params", c.params}};
   if (!c.allocator_library.empty()) j["allocator_library"] = c.allocator_library;
   if (!c.inputs.empty()) j["inputs"] = c.inputs;
+  if (c.resolved) j["resolved_allocator"] = to_json(*c.resolved);
   for (const ModeValue& v : kModeValues)
     if (c.mode == v.mode) j[v.field] = c.*v.member;
   if (c.mode == CellMode::profile)
@@ -130,6 +165,12 @@ Cell cell_from_json(const nlohmann::json& j, const std::string& where) {
   if (!c.params.is_object()) throw UsageError(where + ": 'params' is " + c.params.dump() + " (accepted: a JSON object)");
   c.inputs = member<nlohmann::json>(j, "inputs", where, "a JSON object", nlohmann::json::object(), false);
   if (!c.inputs.is_object()) throw UsageError(where + ": 'inputs' is " + c.inputs.dump() + " (accepted: a JSON object)");
+  if (const auto r = j.find("resolved_allocator"); r != j.end()) try {
+      c.resolved = allocator_spec_from_json(*r);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(where + ": 'resolved_allocator' is not an allocator as a plan resolves it (" + e.what() +
+                       "; accepted: the member as `allocstress matrix --plan-only` writes it, or none, to look the allocator up in the manifest)");
+    }
   if (const auto p = j.find("profile"); p != j.end()) {
     const std::string at = where + ": profile";
     if (!p->is_object()) throw UsageError(at + ": not a JSON object (accepted: {\"sample_every\": N, \"pass\": ..., \"small_limit\": BYTES, \"large_from\": BYTES})");

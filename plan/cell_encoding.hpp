@@ -7,7 +7,11 @@
 //    "placement": "compact", "reserve_os_pu": false, "oversubscribe": false, "mode": "timing",
 //    "params": {the workload's parameters, seed included: workload_registry.hpp},
 //    "inputs": {"program": "/tmp/.../replay-program.bin"} (only when prepared),
-//    "profile": {"sample_every": 64, "pass": "", "small_limit": 1024, "large_from": 0} (mode profile)}
+//    "profile": {"sample_every": 64, "pass": "", "small_limit": 1024, "large_from": 0} (mode profile),
+//    "resolved_allocator": {"name": "jemalloc", "kind": "drop_in", "library_path": "/usr/lib/...",
+//    "environment": {...}, ...} (a matrix's cells: the allocator as the planner resolved it, once
+//    per matrix; the cell process runs it without loading the catalogue.  A cell without it --
+//    written by hand, or built from `run`'s flags -- is looked up in its manifest: cell_check.hpp)}
 //
 // Other members (a plan file's "index", "key", "repetition", "command") are ignored on reading.
 // `run` with flags builds the same Cell through the registry; cell_command() is the flags form
@@ -24,6 +28,11 @@
 namespace allocstress {
 
 nlohmann::json cell_to_json(const Cell& cell);
+
+// An allocator as a plan and a cell carry it.  allocator_spec_from_json throws
+// std::invalid_argument naming the member that is missing or wrong.
+nlohmann::json to_json(const AllocatorSpec& spec);
+AllocatorSpec allocator_spec_from_json(const nlohmann::json& j);
 
 // Throws UsageError "<where>: <member>: what is wrong (accepted: ...)", a count that is not a
 // whole number in its range as "<where>: \"threads\" must be a whole number ≥ 1, got -3"; the

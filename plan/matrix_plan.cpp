@@ -10,6 +10,7 @@
 #include "cells/program_workloads.hpp"
 #include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
+#include "plan/cell_encoding.hpp"
 #include "plan/workload_params.hpp"
 #include "platform/json_numbers.hpp"
 #include "workloads/heap_ageing.hpp"
@@ -25,6 +26,7 @@ MatrixCell make_cell(const MatrixPlan& plan, const std::string& workload, const 
   c.allocator = a.name;
   c.allocator_library = a.origin == "command line" ? added_allocator_value(a) : "";
   c.manifest = plan.manifest;
+  c.resolved = a;  // resolved once, by the planner: the cell process runs it as it is
   c.workload = workload;
   c.threads = threads;
   c.placement = plan.placement;
@@ -144,34 +146,6 @@ std::vector<MatrixCell> MatrixPlan::skipped_cells() const {
       if (skipped_pair(w, a.name) != nullptr) out.push_back(make_cell(*this, w, a, t, rep, CellMode::timing));
     });
   return out;
-}
-
-nlohmann::json to_json(const AllocatorSpec& s) {
-  return {{"name", s.name},
-          {"kind", s.kind == AllocatorKind::in_tree ? "in_tree" : "drop_in"},
-          {"library", s.library},
-          {"library_path", s.library_path},
-          {"package", s.package},
-          {"version", s.version},
-          {"origin", s.origin},
-          {"unavailable_reason", s.unavailable_reason},
-          {"environment", s.environment},
-          {"nonconforming", s.nonconforming}};
-}
-
-AllocatorSpec allocator_spec_from_json(const nlohmann::json& j) {
-  AllocatorSpec s;
-  s.name = j.at("name").get<std::string>();
-  s.kind = j.at("kind") == "in_tree" ? AllocatorKind::in_tree : AllocatorKind::drop_in;
-  s.library = j.at("library").get<std::string>();
-  s.library_path = j.at("library_path").get<std::string>();
-  s.package = j.at("package").get<std::string>();
-  s.version = j.at("version").get<std::string>();
-  s.origin = j.at("origin").get<std::string>();
-  s.unavailable_reason = j.at("unavailable_reason").get<std::string>();
-  s.environment = j.value("environment", std::map<std::string, std::string>{});  // plans before configurations have none
-  s.nonconforming = j.value("nonconforming", "");  // plans before the conformance check have none
-  return s;
 }
 
 nlohmann::json MatrixPlan::to_json() const {

@@ -120,7 +120,4 @@ struct MatrixPlan {
   static MatrixPlan from_json(const nlohmann::json& j);
 };
 
-nlohmann::json to_json(const AllocatorSpec& spec);
-AllocatorSpec allocator_spec_from_json(const nlohmann::json& j);
-
 }  // namespace allocstress

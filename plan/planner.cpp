@@ -110,15 +110,16 @@ void check_cells(const MatrixPlan& plan, const Topology& topology) {
   }
 }
 
-// The allocators that run (catalogue order, void first), those excluded and the skipped pairs.
-void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices& s) {
-  const AllocatorCatalog catalog = load_catalog(r.manifest, r.added_libraries);
-  plan.manifest = std::filesystem::absolute(catalog.manifest_path()).string();  // --resume may start elsewhere
+// The names of the allocators asked for (sorted, unique), each checked in the catalogue: the
+// matrix's one check of its names, before anything else is planned.
+std::vector<std::string> wanted_allocators(const AllocatorCatalog& catalog, const MatrixPlan& plan, const PlanRequest& r) {
   const bool any_baseline = std::any_of(plan.workloads.begin(), plan.workloads.end(), [](const std::string& w) { return workload_entry(w).void_baseline; });
   std::vector<std::string> wanted;
   const bool explicit_list = !r.allocators.empty();
   if (explicit_list) {
     wanted = split_names(r.allocators);
+    for (const auto& name : wanted)  // in the order typed: the first mistyped name is the one named
+      if (name != kAllAllocators) catalog.find_or_suggest(name);
     if (std::erase(wanted, std::string(kAllAllocators)) > 0)  // every allocator, configurations included
       for (const auto& a : catalog.all()) wanted.push_back(a.name);
     for (const auto& lib : r.added_libraries) wanted.push_back(lib.substr(0, lib.find('=')));
@@ -130,11 +131,14 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
   if (!any_baseline) std::erase(wanted, std::string(kBaselineAllocator));  // the baseline only of workloads that have one
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  for (const auto& name : wanted) try {
-      catalog.find(name);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+  return wanted;
+}
+
+// The allocators that run (catalogue order, void first), those excluded and the skipped pairs.
+void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const AllocatorCatalog& catalog, const std::vector<std::string>& wanted,
+                     const PlanServices& s) {
+  plan.manifest = std::filesystem::absolute(catalog.manifest_path()).string();  // --resume may start elsewhere
+  const bool explicit_list = !r.allocators.empty();
   const unsigned max_threads = *std::max_element(plan.thread_counts.begin(), plan.thread_counts.end());
   for (const auto& spec : catalog.all()) {  // catalogue order: void first
     if (std::find(wanted.begin(), wanted.end(), spec.name) == wanted.end()) continue;
@@ -157,7 +161,7 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const PlanServices&
     // caller prints plan.excluded); the others are measured.  A non-conforming one that runs is
     // measured, flagged in every record and left out of the rankings.  The checks have the cells' timeout.
     if (a.kind == AllocatorKind::drop_in) {
-      const DropInPreflight check = s.preload_check(a, plan.manifest, plan.cell_timeout_s);
+      const DropInPreflight check = s.preload_check(a, plan.cell_timeout_s);
       a.nonconforming = check.nonconforming;
       const std::string flag = a.nonconforming.empty() ? "" : "non-conforming: " + a.nonconforming;
       if (!check.failure.empty()) {
@@ -261,6 +265,10 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   plan.preset = preset.name;
   for (const ProgramDefinition& p : r.programs) declare_program_workload(p.name);
   plan.workloads = planned_workloads(r, s);
+  // The catalogue, looked up once per matrix: the names asked for are checked now (a mistyped one
+  // gets "did you mean"), and each allocator resolved below is carried in its cells as it is.
+  const AllocatorCatalog catalog = load_catalog(r.manifest, r.added_libraries);
+  const std::vector<std::string> wanted = wanted_allocators(catalog, plan, r);
   try {
     plan.placement.policy = parse_placement(r.placement);
   } catch (const std::invalid_argument& e) {
@@ -340,7 +348,7 @@ MatrixPlan plan_matrix(const PlanRequest& r, const PlanServices& s) {
   for (const auto& w : plan.workloads)
     if (!workload_entry(w).runs_alone.empty() && plan.thread_counts.front() > usable) plan.placement.oversubscribe = true;
   check_cells(plan, s.topology);
-  plan_allocators(plan, r, s);
+  plan_allocators(plan, r, catalog, wanted, s);
   if (std::none_of(plan.allocators.begin(), plan.allocators.end(), [](const AllocatorSpec& a) { return a.name != kBaselineAllocator; }) &&
       std::any_of(plan.excluded.begin(), plan.excluded.end(), [](const ExcludedAllocator& e) { return e.status == "failed"; })) {
     std::string why;

@@ -55,7 +55,7 @@ struct PlanServices {
   const Topology& topology;
   // The drop-in's checks in fresh processes within timeout_s each: `failure` unless malloc resolves
   // into its library, `nonconforming` unless it keeps malloc's contract (run/preflight.hpp).
-  std::function<DropInPreflight(const AllocatorSpec& allocator, const std::string& manifest, double timeout_s)> preload_check;
+  std::function<DropInPreflight(const AllocatorSpec& allocator, double timeout_s)> preload_check;
   std::filesystem::path inputs_folder;        // where workloads prepare their inputs
   std::function<void(const std::string&)> note = [](const std::string&) {};  // one line for the user
 };

@@ -28,6 +28,7 @@
 #include "platform/errors.hpp"
 #include "platform/json_text.hpp"
 #include "results/record_printing.hpp"
+#include "run/child_command.hpp"
 #include "run/kernel_events.hpp"
 #include "run/profile_run.hpp"
 
@@ -39,13 +40,6 @@ namespace {
 
 // run/virtual_clock.c, built next to the executable: the clock counts runs read.
 constexpr const char* kVirtualClockLibrary = "liballocstress_virtual_clock.so";
-
-std::string this_executable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
-  return p.string();
-}
 
 // Returns only when the environment already is the one the allocator needs; otherwise
 // re-executes this program as `run --cell` with the cell in an anonymous file that survives
@@ -69,8 +63,7 @@ void ensure_cell_environment(const Cell& cell, const AllocatorSpec& spec, bool v
     if (value) setenv(name.c_str(), value->c_str(), 1);
     else unsetenv(name.c_str());
   }
-  std::vector<std::string> argv = {this_executable(), "run", "--cell", "/proc/self/fd/" + std::to_string(fd)};
-  if (verify_only) argv.push_back("--verify-only");
+  std::vector<std::string> argv = run_cell_command(allocstress_executable(), "/proc/self/fd/" + std::to_string(fd), verify_only);
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -122,7 +115,7 @@ int run_under_callgrind(const Cell& cell, const AllocatorSpec& spec, const std::
   write_file_atomically(cell_file, json_text(cell_to_json(cell)) + "\n");
   const bool per_thread = cell.mode == CellMode::counts && cell.threads > 1;
   const std::vector<std::string> command =
-      cache_simulation_command({this_executable(), "run", "--cell", cell_file.string()}, profile, per_thread);
+      cache_simulation_command(run_cell_command(allocstress_executable(), cell_file.string()), profile, per_thread);
   const ChildOutcome outcome = run_child(command, environment, 0, kCallgrindFolderBase);  // valgrind keeps its working directory
   nlohmann::json record;
   if (outcome.end == ChildOutcome::End::exited) record = last_json_line(outcome.out);
@@ -173,7 +166,7 @@ std::vector<CallgrindProfile> worker_profiles(const fs::path& profile, unsigned 
 // its own (each worker runs pairs / N).
 void add_counts(nlohmann::json& record, const fs::path& profile, const AllocatorSpec& spec, unsigned threads) {
   std::optional<OutsideCalls> rule;
-  if (spec.kind == AllocatorKind::drop_in) rule = OutsideCalls{.workload_object = this_executable()};
+  if (spec.kind == AllocatorKind::drop_in) rule = OutsideCalls{.workload_object = allocstress_executable()};
   const char* no_rule = "in-tree backend: its code is inlined into the workload's; see the net figures";
   const std::vector<CallgrindProfile> workers = worker_profiles(profile, threads);
   const double pairs = record.value("pairs", 0.0);
@@ -249,7 +242,7 @@ int run_cell_process(Cell cell, const AllocatorSpec& spec, bool verify_only) {
   if (cell.mode == CellMode::counts && !verify_only && !running_under_valgrind() && !kernel_events && !entry.counts_in_cell)
     return run_under_callgrind(cell, spec, [&](nlohmann::json& record, const fs::path& profile) {
       add_counts(record, profile, spec, cell.threads);
-      record["counts"]["kernel_events"] = count_kernel_events(this_executable(), profile.parent_path() / "cell.json", counts_cell_environment(spec),
+      record["counts"]["kernel_events"] = count_kernel_events(allocstress_executable(), profile.parent_path() / "cell.json", counts_cell_environment(spec),
                                                               kCallgrindFolderBase, record["counts"].value("units", 0.0), "pair", cell.threads);
     });
   if (cell.mode == CellMode::profile && cell.profile.pass.empty() && !verify_only) return run_profile(cell, spec);

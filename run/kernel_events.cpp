@@ -7,8 +7,18 @@
 #include "platform/json_text.hpp"
 #include "platform/program_run.hpp"
 #include "platform/syscall_trace.hpp"
+#include "run/child_command.hpp"
 
 namespace allocstress {
+
+namespace {
+
+std::vector<std::string> with_prefix(std::vector<std::string> prefix, const std::vector<std::string>& command) {
+  prefix.insert(prefix.end(), command.begin(), command.end());
+  return prefix;
+}
+
+}  // namespace
 
 bool kernel_events_run() {
   const char* v = std::getenv(kKernelEventsVariable);
@@ -22,7 +32,7 @@ nlohmann::json count_kernel_events(const std::string& executable, const std::fil
   if (setarch.empty()) return {{"n/a", "the kernel events need setarch (util-linux) to switch address randomisation off"}};
   const std::filesystem::path trace = cell_file.parent_path() / "kernel-events.strace";
   const std::vector<std::string> command =
-      syscall_trace_command({setarch, "--addr-no-randomize", executable, "run", "--cell", cell_file.string()}, trace);
+      syscall_trace_command(with_prefix({setarch, "--addr-no-randomize"}, run_cell_command(executable, cell_file.string())), trace);
   environment[kKernelEventsVariable] = "1";
   const ChildOutcome outcome = run_child(command, environment, 0, working_directory);
   const nlohmann::json native = outcome.end == ChildOutcome::End::exited ? last_json_line(outcome.out) : nlohmann::json();

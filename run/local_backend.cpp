@@ -18,6 +18,7 @@
 #include "results/results_file.hpp"
 #include "results/results_output.hpp"
 #include "run/adaptive_repetitions.hpp"
+#include "run/child_command.hpp"
 #include "run/memory_limit_cell.hpp"
 #include "run/misuse_battery.hpp"
 #include "platform/thp_mode.hpp"
@@ -64,7 +65,7 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   // The cell process reads the cell from a file: one encoding (plan/cell_encoding.hpp).
   const fs::path cell_file = temp_folder / "cell.json";
   write_file_atomically(cell_file, json_text(cell_to_json(cell.cell)) + "\n");
-  const std::vector<std::string> argv = {executable, "run", "--cell", cell_file.string()};
+  const std::vector<std::string> argv = run_cell_command(executable, cell_file.string());
   EnvironmentChanges env = preload_environment(a);
   env["TMPDIR"] = temp_folder.string();  // a killed cell's leftovers stay there, removed with the folder
   const char* outer_tmpdir = std::getenv("TMPDIR");  // ... and a real program gets the user's back (cells/program_drive.cpp)

@@ -1,5 +1,6 @@
 // Fingerprint, sample pass and syscall pass of a profile run (see profile_run.hpp).
 #include "run/profile_run.hpp"
+#include "run/child_command.hpp"
 
 #include <stdlib.h>
 
@@ -66,13 +67,9 @@ nlohmann::json run_pass(const std::vector<std::string>& argv, const EnvironmentC
 
 int run_profile(const Cell& cell, const AllocatorSpec& spec) {
   std::error_code ec;
-  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
+  const std::string exe = allocstress_executable();
   const EnvironmentChanges env = preload_environment(spec);
-  std::vector<std::string> probe_argv = {exe, "probe", "--one", spec.name};
-  if (!cell.manifest.empty()) probe_argv.insert(probe_argv.end(), {"--manifest", cell.manifest});
-  if (!cell.allocator_library.empty()) probe_argv.push_back("--add-allocator=" + cell.allocator + "=" + cell.allocator_library);
-  const nlohmann::json fp = run_pass(probe_argv, env, "fingerprint");
+  const nlohmann::json fp = run_pass(probe_one_command(exe, cell), env, "fingerprint");
   if (fp.is_discarded()) return kExitCellFailed;
   const Bounds bounds = bounds_from(fp);
 
@@ -85,7 +82,7 @@ int run_profile(const Cell& cell, const AllocatorSpec& spec) {
     c.profile.large_from = bounds.large_from;
     const std::filesystem::path file = dir / (std::string(pass) + "-cell.json");
     write_file_atomically(file, json_text(cell_to_json(c)) + "\n");
-    return std::vector<std::string>{exe, "run", "--cell", file.string()};
+    return run_cell_command(exe, file.string());
   };
   nlohmann::json record = run_pass(pass_argv("sample"), env, "sample pass");
   if (record.is_discarded()) {

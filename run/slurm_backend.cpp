@@ -1,5 +1,6 @@
 // Slurm submission, state queries and results-directory bookkeeping (see slurm_backend.hpp).
 #include "run/slurm_backend.hpp"
+#include "run/child_command.hpp"
 
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -137,7 +138,7 @@ std::string submit_cells(const SlurmResultsDir& dir, const SlurmOptions& o, cons
          << "#SBATCH --output=" << (dir.logs() / "%A_%a.out").string() << "\n";
   if (!o.partition.empty()) script << "#SBATCH --partition=" << o.partition << "\n";
   if (!o.time_limit.empty()) script << "#SBATCH --time=" << o.time_limit << "\n";
-  script << "exec " << shell_command_line({executable, "slurm", "run-cell", fs::absolute(dir.root).string()}) << " \"$SLURM_ARRAY_TASK_ID\"\n";
+  script << "exec " << shell_command_line(slurm_run_cell_command(executable, fs::absolute(dir.root).string())) << " \"$SLURM_ARRAY_TASK_ID\"\n";
   write_file_atomically(dir.job_script(), script.str());
   const ChildOutcome o_sbatch = slurm_command("sbatch", {"--parsable", "--chdir", fs::absolute(dir.root).string(), dir.job_script().string()});
   if (!o_sbatch.succeeded())

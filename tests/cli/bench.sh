@@ -1,5 +1,5 @@
 # ctest: labels=cli timeout=600 env=@cli,STATIC_PROGRAM,TINY_SERVER,TINY_CLIENT serial
-# `allocstress bench -- CMD` (cli/bench_command.cpp): a user's command under system and jemalloc,
+# `allocstress bench -- CMD` (cli/commands/bench_command.cpp): a user's command under system and jemalloc,
 # with its own metric and the output check -- schema-valid records named after it, the metric in
 # workload_metrics with an interval, the verdict ranking by wall time, peak RSS and the metric --
 # then failure isolation (an allocator under which the program exits non-zero, crashes, hangs

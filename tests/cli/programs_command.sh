@@ -1,5 +1,5 @@
 # ctest: labels=cli timeout=600 env=@cli serial
-# `allocstress programs` (cli/programs_command.cpp): one program at a small work, under system and
+# `allocstress programs` (cli/commands/programs_command.cpp): one program at a small work, under system and
 # jemalloc (real runs) and pool too (its models): the merged results hold the real program, its
 # replay and its fitted and sized models, schema-valid, each part's file and the program's trace
 # and fit kept; the fidelity command reads the file (n < 4 allocators: flagged, never ranked); a

@@ -4,7 +4,7 @@
 // Contract: ResultsJournal::open_existing(path) on any bytes either opens the journal (cutting a
 // torn last line) or throws std::runtime_error naming the file.  An opened journal opens again
 // with the same header and records (the cut is idempotent), and resume's reading of its plan
-// (MatrixPlan::from_json of the header's "plan", cli/matrix_backends.cpp) either gives a plan or
+// (MatrixPlan::from_json of the header's "plan", cli/commands/matrix_backends.cpp) either gives a plan or
 // throws std::runtime_error.  Any other exception, a crash, a sanitizer report, a leak, a timeout
 // or an allocation beyond libFuzzer's limit is a finding.
 #include "plan/matrix_plan.hpp"

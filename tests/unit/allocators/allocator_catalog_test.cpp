@@ -1,5 +1,6 @@
 // AllocatorCatalog: manifest lines, missing libraries with their package, user libraries.
 #include "allocators/allocator_catalog.hpp"
+#include "platform/errors.hpp"
 #include "allocators/in_tree_registry.hpp"
 
 #include <gtest/gtest.h>
@@ -24,9 +25,9 @@ TEST(AllocatorCatalog, InTreeFirstThenManifestInOrder) {
   EXPECT_EQ(c.all()[0].name, "void");
   EXPECT_EQ(c.all()[in_tree_allocator_names().size()].name, "system");  // the manifest's entries follow, in order
   EXPECT_EQ(c.all()[0].kind, AllocatorKind::in_tree);
-  EXPECT_TRUE(c.find("system").available());
-  EXPECT_EQ(c.find("system").library_path.front(), '/');
-  const auto& ghost = c.find("ghost");
+  EXPECT_TRUE(c.find_or_suggest("system").available());
+  EXPECT_EQ(c.find_or_suggest("system").library_path.front(), '/');
+  const auto& ghost = c.find_or_suggest("ghost");
   EXPECT_FALSE(ghost.available());
   EXPECT_NE(ghost.unavailable_reason.find("install Debian package libghost9"), std::string::npos) << ghost.unavailable_reason;
   fs::remove(p);
@@ -54,16 +55,16 @@ TEST(AllocatorCatalog, UserLibrariesAreCheckedWhenAdded) {
   EXPECT_THROW(c.add_user_library("system=/bin/sh"), std::invalid_argument);  // name taken
   EXPECT_THROW(c.add_user_library("bad name=/bin/sh"), std::invalid_argument);
   c.add_user_library("mine=/bin/sh");
-  EXPECT_EQ(c.find("mine").origin, "command line");
-  EXPECT_THROW(c.find("other"), std::invalid_argument);
+  EXPECT_EQ(c.find_or_suggest("mine").origin, "command line");
+  EXPECT_THROW(c.find_or_suggest("other"), UsageError);
   fs::remove(p);
 }
 
 TEST(AllocatorCatalog, ManifestSettingsMakeAConfiguration) {
   const auto p = write_manifest("system libc.so.6 libc6\none libc.so.6 libc6 GLIBC_TUNABLES=glibc.malloc.arena_max=1 X_Y=a,b:c  EMPTY=\n");
   AllocatorCatalog c(p);
-  EXPECT_TRUE(c.find("system").in_default_matrix());
-  const AllocatorSpec& one = c.find("one");
+  EXPECT_TRUE(c.find_or_suggest("system").in_default_matrix());
+  const AllocatorSpec& one = c.find_or_suggest("one");
   EXPECT_FALSE(one.in_default_matrix());
   const std::map<std::string, std::string> want = {{"GLIBC_TUNABLES", "glibc.malloc.arena_max=1"}, {"X_Y", "a,b:c"}, {"EMPTY", ""}};
   EXPECT_EQ(one.environment, want);
@@ -106,7 +107,7 @@ TEST(AllocatorCatalog, AddedConfigurationRoundTripsThroughItsValue) {
   const auto p = write_manifest("system libc.so.6 libc6\n");
   AllocatorCatalog c(p);
   c.add_user_library("cfg=/bin/sh,MALLOC_CONF=a:1,b:2,OTHER=x");
-  const AllocatorSpec& cfg = c.find("cfg");
+  const AllocatorSpec& cfg = c.find_or_suggest("cfg");
   EXPECT_EQ(cfg.environment.at("MALLOC_CONF"), "a:1,b:2");
   EXPECT_FALSE(cfg.in_default_matrix());
   // The cell encoding carries NAME=<this>: it must read back into the same library and settings.

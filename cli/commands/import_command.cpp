@@ -1,7 +1,7 @@
 // `allocstress import --format steve|heaptrack INPUT -o OUT.ast [--force]`: one summary line on
 // stdout; bad input (missing or malformed input, unknown format, existing output without
 // --force, unwritable folder) is one error line and exit 2, with no output file left behind.
-#include "cli/import_command.hpp"
+#include "cli/commands/import_command.hpp"
 
 #include <unistd.h>
 

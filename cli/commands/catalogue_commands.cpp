@@ -1,5 +1,5 @@
 // The registry and the catalogue on the command line (see catalogue_commands.hpp).
-#include "cli/catalogue_commands.hpp"
+#include "cli/commands/catalogue_commands.hpp"
 
 #include <iostream>
 

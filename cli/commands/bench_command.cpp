@@ -1,5 +1,5 @@
 // `allocstress bench` (see bench_command.hpp).
-#include "cli/bench_command.hpp"
+#include "cli/commands/bench_command.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
-#include "cli/program_study.hpp"
+#include "cli/commands/program_study.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"
 #include "platform/elf_linkage.hpp"
@@ -19,6 +19,7 @@
 #include "platform/program_run.hpp"
 #include "platform/shell_words.hpp"
 #include "results/results_reader.hpp"
+#include "run/child_command.hpp"
 #include "run/preflight.hpp"
 
 namespace allocstress {
@@ -59,12 +60,13 @@ ProgramMetric parse_metric(const std::string& text) {
   ProgramMetric m;
   m.name = text.substr(0, eq);
   m.regex = text.substr(eq + 1);
-  for (const char* better : {",higher", ",lower"})
-    if (m.regex.size() > std::strlen(better) && m.regex.ends_with(better)) {
-      m.higher_is_better = std::string(better) == ",higher";
-      m.regex.resize(m.regex.size() - std::strlen(better));
-      break;
-    }
+  // the last comma-separated piece says which way is better, when it is one of the two words
+  const std::size_t comma = m.regex.rfind(',');
+  const std::string better = comma == std::string::npos || comma == 0 ? "" : m.regex.substr(comma + 1);
+  if (better == "higher" || better == "lower") {
+    m.higher_is_better = better == "higher";
+    m.regex.resize(comma);
+  }
   return m;
 }
 
@@ -120,7 +122,7 @@ void BenchCommand::add_to(CLI::App& app) {
 }
 
 int BenchCommand::execute(const std::string& command_line) {
-  const std::string exe = executable_path();
+  const std::string exe = allocstress_executable();
   const bool server_mode = cmd->count("--server") > 0;
   if (server_mode && !command.empty())
     throw UsageError("give the program either after -- or as --server CMD, not both (got -- " + command.front() + " and --server)");
@@ -175,8 +177,7 @@ int BenchCommand::execute(const std::string& command_line) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  declare_program_workload(p.name);
-  if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
+  declare_program_workload(p.name);  // allocator names: the planner checks them, with "did you mean"
 
   PlanRequest request;
   request.workloads = p.name;
@@ -200,7 +201,7 @@ int BenchCommand::execute(const std::string& command_line) {
 
   const Topology topology;
   TemporaryFolder inputs{make_temporary_folder("allocstress-inputs-")};
-  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double t) { return preload_check(exe, a, m, t); },
+  const PlanServices services{topology, [&](const AllocatorSpec& a, double t) { return preload_check(exe, a, t); },
                               inputs.dir, [](const std::string& line) { std::cerr << line << "\n"; }};
   const MatrixPlan plan = plan_matrix(request, services);
   const nlohmann::json context = machine_context(topology, command_line);

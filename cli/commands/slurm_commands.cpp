@@ -1,7 +1,7 @@
 // `allocstress slurm run-cell|status|merge` (see slurm_commands.hpp and run/slurm_backend.hpp).
-#include "cli/slurm_commands.hpp"
+#include "cli/commands/slurm_commands.hpp"
 
-#include "cli/python_commands.hpp"
+#include "cli/commands/python_commands.hpp"
 
 #include <unistd.h>
 
@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "platform/machine_context.hpp"
+#include "run/child_command.hpp"
 #include "run/local_backend.hpp"
 #include "plan/plan_file.hpp"
 #include "results/results_journal.hpp"
@@ -28,6 +29,18 @@ std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return "unknown-host";
   return name;
+}
+
+// A Slurm command: under `slurm`, or (alias) at the top as a deprecated spelling.
+CLI::App* add_slurm_command(CLI::App& app, bool alias, const std::string& name, const std::string& help) {
+  CLI::App* cmd = app.add_subcommand(name, alias ? "Deprecated: use `allocstress slurm " + name + "`" : help);
+  if (alias) cmd->group("Deprecated spellings");
+  return cmd;
+}
+
+// The warning of an alias spelling.
+void warn_if_alias(bool alias, const std::string& name) {
+  if (alias) std::cerr << "allocstress: warning: " << name << " is deprecated: write allocstress slurm " << name << "\n";
 }
 
 PlanFile read_results_dir_plan(const SlurmResultsDir& dir) {
@@ -51,15 +64,13 @@ nlohmann::json cell_record(const SlurmResultsDir& dir, std::size_t i) {
 
 void RunCellCommand::add_to(CLI::App& app, bool alias_) {
   alias = alias_;
-  cmd = app.add_subcommand("run-cell", alias ? std::string("Deprecated: use `allocstress slurm run-cell`")
-                                 : std::string("(Slurm array task) run cell INDEX of the plan in results directory DIR and record it there"));
-  if (alias) cmd->group("Deprecated spellings");
+  cmd = add_slurm_command(app, alias, "run-cell", "(Slurm array task) run cell INDEX of the plan in results directory DIR and record it there");
   cmd->add_option("dir", dir, "Results directory (holds plan.json)")->required();
   cmd->add_option("index", index, "Cell index in the plan")->required()->check(kWholeNumber);
 }
 
 int RunCellCommand::execute(const std::string& command_line) {
-  if (alias) std::cerr << "allocstress: warning: run-cell is deprecated: write allocstress slurm run-cell\n";
+  warn_if_alias(alias, "run-cell");
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
   if (index >= plan.cells.size())
@@ -71,7 +82,7 @@ int RunCellCommand::execute(const std::string& command_line) {
     const Topology topology;
     write_file_atomically(d.context(host), json_text(machine_context(topology, command_line), 2) + "\n");
   }
-  std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
+  const std::string exe = allocstress_executable();
   const fs::path scratch = make_temporary_folder("allocstress-cell-");
   ChildOutcome outcome;
   nlohmann::json record = run_one_cell(plan.plan, cell, exe, scratch, outcome);
@@ -85,14 +96,12 @@ int RunCellCommand::execute(const std::string& command_line) {
 
 void StatusCommand::add_to(CLI::App& app, bool alias_) {
   alias = alias_;
-  cmd = app.add_subcommand("status", alias ? std::string("Deprecated: use `allocstress slurm status`")
-                                 : std::string("Show the cells of a Slurm results directory: done, failed, running, pending, lost"));
-  if (alias) cmd->group("Deprecated spellings");
+  cmd = add_slurm_command(app, alias, "status", "Show the cells of a Slurm results directory: done, failed, running, pending, lost");
   cmd->add_option("dir", dir, "Results directory of `allocstress slurm submit`")->required();
 }
 
 int StatusCommand::execute() {
-  if (alias) std::cerr << "allocstress: warning: status is deprecated: write allocstress slurm status\n";
+  warn_if_alias(alias, "status");
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
   const bool slurm_here = !find_on_path("squeue").empty() && !find_on_path("scontrol").empty();
@@ -132,16 +141,14 @@ int StatusCommand::execute() {
 
 void MergeCommand::add_to(CLI::App& app, bool alias_) {
   alias = alias_;
-  cmd = app.add_subcommand("merge", alias ? std::string("Deprecated: use `allocstress slurm merge`")
-                                 : std::string("Build one results file from a Slurm results directory: merge DIR -o results.json"));
-  if (alias) cmd->group("Deprecated spellings");
+  cmd = add_slurm_command(app, alias, "merge", "Build one results file from a Slurm results directory: merge DIR -o results.json");
   cmd->add_option("dir", dir, "Results directory of `allocstress slurm submit`")->required();
   cmd->add_option("-o,--out", out, "The results file to write (.json); the .md table and the report go beside it")->required();
   cmd->add_flag("--force", force, "Overwrite an existing results file");
 }
 
 int MergeCommand::execute() {
-  if (alias) std::cerr << "allocstress: warning: merge is deprecated: write allocstress slurm merge\n";
+  warn_if_alias(alias, "merge");
   const SlurmResultsDir d{dir};
   const PlanFile plan = read_results_dir_plan(d);
   check_new_output_file(out, force);

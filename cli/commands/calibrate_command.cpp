@@ -1,5 +1,5 @@
 // `allocstress calibrate` (contract: calibrate_command.hpp).
-#include "cli/calibrate_command.hpp"
+#include "cli/commands/calibrate_command.hpp"
 
 #include <nlohmann/json.hpp>
 

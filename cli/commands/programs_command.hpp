@@ -1,4 +1,4 @@
-// The `allocstress programs` command: the real-program study (cli/program_study.hpp) of the
+// The `allocstress programs` command: the real-program study (cli/commands/program_study.hpp) of the
 // programs of a programs file -- the shipped one (the prog-* workloads), or --programs-file FILE.
 //
 //   allocstress programs [--programs-file FILE] [--programs LIST] [--allocators LIST] [--prog-work PCT]

@@ -1,7 +1,7 @@
 // `allocstress trace-info TRACE [--json]`: the summary of a trace as text (or one JSON object).
 // A truncated or cut-short trace (no end record, lost events) is summarised up to its last
 // complete block, with one warning line on stderr and exit 0; a corrupt or foreign file is one error line and exit 2.
-#include "cli/trace_info_command.hpp"
+#include "cli/commands/trace_info_command.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // Suggestions for mistyped names (see suggest.hpp).
-#include "cli/suggest.hpp"
+#include "platform/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -3,7 +3,7 @@
 // allocator differs); `all` adds the configurations.  An in-tree backend is not a malloc a program
 // can call, so naming one is bad input; an allocator not installed is skipped with the reason,
 // or refused when named.
-#include "cli/misuse_command.hpp"
+#include "cli/commands/misuse_command.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -50,8 +50,8 @@ std::vector<AllocatorSpec> chosen_allocators(const AllocatorCatalog& catalog, co
   for (const std::string& name : wanted) {
     const AllocatorSpec* a = nullptr;
     try {
-      a = &catalog.find(name);
-    } catch (const std::invalid_argument& e) {  // NAME=PATH: that is --add-allocator's
+      a = &catalog.find_or_suggest(name);
+    } catch (const UsageError& e) {  // NAME=PATH: that is --add-allocator's
       throw UsageError(std::string(e.what()) + " (add a library with --add-allocator NAME=/path/lib.so)");
     }
     if (a->kind != AllocatorKind::drop_in)

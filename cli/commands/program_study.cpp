@@ -1,13 +1,13 @@
 // A study of real programs and their models (see program_study.hpp).
-#include "cli/program_study.hpp"
+#include "cli/commands/program_study.hpp"
 
 #include <algorithm>
 #include <iostream>
 
 #include "cells/workload_registry.hpp"
 #include "cli/commands.hpp"
-#include "cli/python_commands.hpp"
-#include "cli/trace_command.hpp"
+#include "cli/commands/python_commands.hpp"
+#include "cli/commands/trace_command.hpp"
 #include "plan/presets.hpp"
 #include "plan/workload_params.hpp"
 #include "platform/child_process.hpp"
@@ -120,7 +120,7 @@ bool ProgramStudy::run_planned_part(const std::string& label, const MatrixPlan& 
 bool ProgramStudy::run_part(const std::string& label, const PlanRequest& request) {
   try {
     const Topology topology;
-    const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double t) { return preload_check(exe_, a, m, t); },
+    const PlanServices services{topology, [&](const AllocatorSpec& a, double t) { return preload_check(exe_, a, t); },
                                 dirs_.inputs, [](const std::string& line) { std::cerr << line << "\n"; }};
     return run_planned_part(label, plan_matrix(request, services));
   } catch (const UsageError& e) {

@@ -1,5 +1,5 @@
 // The `allocstress programs` command (see programs_command.hpp).
-#include "cli/programs_command.hpp"
+#include "cli/commands/programs_command.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -10,9 +10,9 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
-#include "cli/python_commands.hpp"
-#include "cli/program_study.hpp"
-#include "cli/trace_command.hpp"
+#include "cli/commands/python_commands.hpp"
+#include "cli/commands/program_study.hpp"
+#include "cli/commands/trace_command.hpp"
 #include "plan/planner.hpp"
 #include "plan/presets.hpp"
 #include "plan/workload_params.hpp"
@@ -26,6 +26,7 @@
 #include "results/results_output.hpp"
 #include "results/results_reader.hpp"
 #include "results/results_table.hpp"
+#include "run/child_command.hpp"
 #include "run/preflight.hpp"
 #include "workloads/lifetimes/lifetime_params.hpp"
 #include "plan/programs_file.hpp"
@@ -80,7 +81,7 @@ void ProgramsCommand::add_to(CLI::App& app) {
 }
 
 int ProgramsCommand::execute(const std::string& command_line) {
-  const std::string exe = executable_path();
+  const std::string exe = allocstress_executable();
   const ProgramsFile file = programs_file.empty() ? shipped_programs() : read_programs_file(programs_file);
   std::vector<std::string> all;
   for (const ProgramDefinition& p : file.programs) all.push_back(p.name);
@@ -102,13 +103,8 @@ int ProgramsCommand::execute(const std::string& command_line) {
   if (results.extension() != ".json") throw UsageError("--out " + results.string() + " must end in .json (the table is written beside it as .md)");
   check_new_output_file(results, force);
 
-  PlanRequest base;
-  base.allocators = allocators;
-  base.added_libraries = added;
-  base.manifest = manifest;
-  base.repetitions = reps;
-  base.cell_timeout_s = timeout_s;
-  base.counts = counts;  // off: the fidelity table compares timing and memory rankings; on: its counts rows too
+  // counts off: the fidelity table compares timing and memory rankings; on: its counts rows too
+  PlanRequest base{.allocators = allocators, .added_libraries = added, .manifest = manifest, .repetitions = reps, .cell_timeout_s = timeout_s, .counts = counts};
   ProgramStudy study(exe, command_line, results, base, force);
   // 1. The real programs, under the drop-ins (the others are refused by the program workloads).
   PlanRequest real = base;

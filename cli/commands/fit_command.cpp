@@ -1,5 +1,5 @@
 // The `allocstress fit` command (contract: fit_command.hpp).
-#include "cli/fit_command.hpp"
+#include "cli/commands/fit_command.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +8,7 @@
 
 #include <tuple>
 
+#include "run/child_command.hpp"
 #include "trace/trace_reader.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -124,7 +125,7 @@ int FitCommand::execute() {
 }
 
 int FitCommand::run_evaluation(const EvaluationFiles& files) const {
-  const std::string exe = executable_path();
+  const std::string exe = allocstress_executable();
   const Topology topology;
   // Both matrices through the planner, on the same allocators, repetitions and access; the replay
   // program is prepared into a folder removed when this command returns.
@@ -135,7 +136,7 @@ int FitCommand::run_evaluation(const EvaluationFiles& files) const {
       fs::remove_all(dir, ec);
     }
   } inputs;
-  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double check_timeout_s) { return preload_check(exe, a, m, check_timeout_s); }, inputs.dir,
+  const PlanServices services{topology, [&](const AllocatorSpec& a, double check_timeout_s) { return preload_check(exe, a, check_timeout_s); }, inputs.dir,
                               [](const std::string& line) { std::cerr << line << "\n"; }};
   const std::tuple<const char*, const char*, std::string, fs::path> runs[] = {{"replay", "--trace", trace_path, files.replay},
                                                                               {"fitted", "--fit", out, files.fitted}};

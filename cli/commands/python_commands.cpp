@@ -1,5 +1,5 @@
 // Locating the Python package and running its commands.
-#include "cli/python_commands.hpp"
+#include "cli/commands/python_commands.hpp"
 
 #include <cctype>
 #include <cerrno>

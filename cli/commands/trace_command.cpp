@@ -1,5 +1,5 @@
 // The `allocstress trace` command (see trace_command.hpp).
-#include "cli/trace_command.hpp"
+#include "cli/commands/trace_command.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,6 +15,7 @@
 #include "cli/name_checks.hpp"
 #include "platform/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
+#include "run/child_command.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/tracer/tracer_config.hpp"
 
@@ -138,8 +139,7 @@ bool report_trace_file(const fs::path& file) {
 
 fs::path find_tracer_library() {
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find this executable via /proc/self/exe: " + ec.message());
+  const fs::path exe = allocstress_executable();
   const fs::path beside = exe.parent_path() / "liballocstress_trace.so";
   const fs::path installed = exe.parent_path().parent_path() / "lib" / "liballocstress_trace.so";
   for (const fs::path& p : {beside, installed})
@@ -174,13 +174,7 @@ int TraceCommand::execute() {
   if (!allocator.empty()) {
     const bool user_library = allocator.find('=') != std::string::npos;
     const AllocatorCatalog catalog = load_catalog(manifest, user_library ? std::vector{allocator} : std::vector<std::string>{});
-    if (!user_library) check_allocator_names(catalog, allocator);
-    const AllocatorSpec* spec = nullptr;
-    try {
-      spec = &catalog.find(user_library ? allocator.substr(0, allocator.find('=')) : allocator);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("trace: ") + e.what());
-    }
+    const AllocatorSpec* spec = &catalog.find_or_suggest(allocator.substr(0, allocator.find('=')));
     if (spec->kind == AllocatorKind::in_tree)
       throw UsageError("trace: '" + spec->name + "' is an in-tree backend, not a malloc library another program can run on (accepted: drop-in "
                        "allocators, see allocstress list)");

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/python_commands.hpp"
+#include "cli/commands/python_commands.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
 #include "platform/child_process.hpp"

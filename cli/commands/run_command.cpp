@@ -151,10 +151,10 @@ int RunCommand::execute() {
     const CellJson file = read_cell_json(cell_file);
     checked = checker.check(file.json, file.where);
   } else {
-    const Cell cell = cell_from_flags(*this);
+    Cell cell = cell_from_flags(*this);
     const std::vector<std::string> added =
         cell.allocator_library.empty() ? std::vector<std::string>{} : std::vector{cell.allocator + "=" + cell.allocator_library};
-    check_allocator_names(load_catalog(cell.manifest, added), cell.allocator);  // a mistyped name gets "did you mean"
+    cell.resolved = load_catalog(cell.manifest, added).find_or_suggest(cell.allocator);  // resolved once: a re-executed cell carries it
     checked = checker.check(cell);
   }
   if (checked.cell.mode == CellMode::thp) require_thp_mode(checked.cell.thp_mode);

@@ -12,6 +12,7 @@
 #include "platform/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
+#include "run/child_command.hpp"
 #include "run/misuse_battery.hpp"
 #include "platform/machine_context.hpp"
 #include "run/preflight.hpp"
@@ -134,7 +135,7 @@ void MatrixCommand::add_to(CLI::App& app) {
 }
 
 int MatrixCommand::execute(const std::string& command_line) {
-  const std::string exe = executable_path();
+  const std::string exe = allocstress_executable();
   if (warn_if_deprecated(*cmd, "--allocator", "--add-allocator NAME=/path/lib.so")) added.insert(added.end(), added_old.begin(), added_old.end());
   if (warn_if_deprecated(*cmd, "--time", "--slurm-time")) time_limit = time_limit_old;
   if (backend != "local" && backend != "slurm") throw UsageError("unknown --backend '" + backend + "' (accepted: local, slurm)");
@@ -171,9 +172,9 @@ int MatrixCommand::execute(const std::string& command_line) {
   if (resume) return resume_locally(exe, command_line);
 
   const std::vector<ProgramDefinition> programs = workload.programs();  // before the names: they may name its programs
-  // Mistyped names get their suggestion here (the planner checks them again, without one).
+  // Mistyped workload names get their suggestion here; allocator names get theirs from the
+  // planner, which looks the catalogue up once for the matrix.
   if (kind != Kind::replay) check_workload_names(workload.workload);
-  if (!allocators.empty()) check_allocator_names(load_catalog(manifest, added), allocators);
   PlanRequest request;
   request.preset = preset;
   request.workloads = workload.workload;
@@ -226,7 +227,7 @@ int MatrixCommand::execute(const std::string& command_line) {
     check_slurm_target();  // before anything is planned into the results directory
   else
     inputs.dir = make_temporary_folder("allocstress-inputs-");
-  const PlanServices services{topology, [&](const AllocatorSpec& a, const std::string& m, double check_timeout_s) { return preload_check(exe, a, m, check_timeout_s); },
+  const PlanServices services{topology, [&](const AllocatorSpec& a, double check_timeout_s) { return preload_check(exe, a, check_timeout_s); },
                               backend == "slurm" ? fs::path(results_dir) / "inputs" : inputs.dir,
                               [](const std::string& line) { std::cerr << line << "\n"; }};
   if (backend == "slurm") fs::create_directories(services.inputs_folder);

@@ -85,7 +85,7 @@ int ProbeCommand::execute() {
   if (warn_if_deprecated(*cmd, "--allocator", "--add-allocator NAME=/path/lib.so")) added.insert(added.end(), added_old.begin(), added_old.end());
   const AllocatorCatalog catalog = load_catalog(manifest, added);
   if (!one.empty()) {  // the child: LD_PRELOAD is already in place
-    const AllocatorSpec& spec = catalog.find(one);
+    const AllocatorSpec& spec = catalog.find_or_suggest(one);
     if (const std::string bad = verify_malloc_provider(spec); !bad.empty()) {
       std::cerr << "allocstress: error: preload verification failed: " << bad << "\n";
       return kExitCellFailed;
@@ -98,18 +98,14 @@ int ProbeCommand::execute() {
 
   std::vector<const AllocatorSpec*> chosen;
   for (const auto& name : names) {
-    try {
-      const AllocatorSpec& s = catalog.find(name);
-      if (s.kind == AllocatorKind::in_tree)
-        throw UsageError("'" + name + "' is an in-tree backend, not a malloc library: its size classes are in allocators/" + name +
-                         "_allocator.hpp (accepted: drop-in allocators, see allocstress list)");
-      if (!s.available()) throw UsageError("allocator '" + name + "' is not installed: " + s.unavailable_reason);
-      chosen.push_back(&s);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+    const AllocatorSpec& s = catalog.find_or_suggest(name);
+    if (s.kind == AllocatorKind::in_tree)
+      throw UsageError("'" + name + "' is an in-tree backend, not a malloc library: its size classes are in allocators/" + name +
+                       "_allocator.hpp (accepted: drop-in allocators, see allocstress list)");
+    if (!s.available()) throw UsageError("allocator '" + name + "' is not installed: " + s.unavailable_reason);
+    chosen.push_back(&s);
   }
-  for (const auto& lib : added) chosen.push_back(&catalog.find(lib.substr(0, lib.find('='))));
+  for (const auto& lib : added) chosen.push_back(&catalog.find_or_suggest(lib.substr(0, lib.find('='))));
   if (names.empty() && added.empty())
     for (const auto& s : catalog.all())
       if (s.kind == AllocatorKind::drop_in && s.available() && s.in_default_matrix()) chosen.push_back(&s);  // configurations when named

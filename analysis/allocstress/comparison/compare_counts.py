@@ -18,6 +18,7 @@ import math
 import pandas as pd
 
 from ..results import catalogue
+from ..results.records import BASELINE
 from . import compare_decision as rule
 
 CELL = ["workload", "allocator", "threads"]
@@ -69,7 +70,7 @@ def _row(key: tuple, a: pd.DataFrame, b: pd.DataFrame, names: list[str], thresho
         row.update({f"{field}_a": va, f"{field}_b": vb, f"{field}_delta": vb - va,
                     f"{field}_ratio": vb / va if va > 0 and vb >= 0 else math.nan})
     reason = _side_reason(a, names[0]) or _side_reason(b, names[1])
-    if not reason and key[1] == "void":
+    if not reason and key[1] == BASELINE:
         reason = "void is the baseline: its net counts are 0 by definition"
     if not reason and catalogue.is_program(key[0]):
         reason = ("a program has no void baseline, so no net counts per pair: its counts (estimated_cycles, instructions "

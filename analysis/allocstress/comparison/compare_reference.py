@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import catalogue
+from ..results.records import BASELINE
 from . import compare_decision as rule
 from ..stats import statistics as st
 from .sides import side_values
@@ -48,7 +49,7 @@ def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFID
     names = tuple(runs.run_names())
     cells = runs.cells
     mode = cells["mode"].fillna("timing")
-    timing = cells[(mode == "timing") & (cells["allocator"] == "void")]
+    timing = cells[(mode == "timing") & (cells["allocator"] == BASELINE)]
     keys = [(w, int(t)) for w, t in dict.fromkeys(zip(timing["workload"], timing["threads"].astype(int)))
             if (catalogue.workload(w) or {}).get("void_baseline")
             and all(((timing["run"] == run) & (timing["workload"] == w) & (timing["threads"] == t)).any() for run in names)]
@@ -56,7 +57,7 @@ def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFID
     rows = []
     for workload, threads in keys:
         here = timing[(timing["workload"] == workload) & (timing["threads"] == threads)]
-        (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, "void", FIGURE) for run in names)
+        (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, BASELINE, FIGURE) for run in names)
         row = {"workload": workload, "threads": threads, "reps_a": int(va.size), "reps_b": int(vb.size),
                "median_a": float(np.median(va)) if va.size else math.nan,
                "median_b": float(np.median(vb)) if vb.size else math.nan}

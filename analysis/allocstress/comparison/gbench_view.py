@@ -29,7 +29,9 @@ from __future__ import annotations
 import math
 import statistics as pystats
 
+from .. import _core
 from ..results import catalogue
+from ..results.records import BASELINE
 from ..results.loading import is_disturbed
 
 # Context fields Google Benchmark writes that a results context also has (copied as they are).
@@ -79,8 +81,8 @@ def gbench_view(document: dict, source: str = "", metric: str | None = None) -> 
     benchmarks, left_out = [], []
     for (workload, allocator, threads), entries in cells.items():
         name = metric or catalogue.headline_metric(workload)
-        run_name = f"{workload}/{allocator}/threads:{threads}"
-        if allocator == "void" and name.startswith("net_"):
+        run_name = _core.record_name(workload, allocator, int(threads))
+        if allocator == BASELINE and name.startswith("net_"):
             left_out.append(f"{run_name}: void is the baseline ({name} is 0 by definition)")
             continue
         kept, why = [], "no ok, undisturbed repetition"

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import catalogue
+from ..results.records import BASELINE
 from ..stats import statistics as st
 from ..results.loading import measured_timing
 
@@ -18,7 +19,7 @@ def side_values(rows: pd.DataFrame, run: str, allocator: str, name: str) -> tupl
     (empty, why there are none).  Also what compare_reference.py reads void's figures with."""
     if rows.empty:
         return np.array([]), f"absent from {run}"
-    if allocator == "void" and name.startswith("net_"):
+    if allocator == BASELINE and name.startswith("net_"):
         return np.array([]), "void is the baseline: its net figures are 0 by definition"
     ok = rows[rows["status"] == "ok"]
     if ok.empty:

@@ -102,7 +102,7 @@ def choose_reference(cells: list[Cell], preferred: str = REFERENCE) -> tuple[str
     expensive allocator with a positive median; ("", reason) when none has one."""
     usable = [c for c in cells if c.values.size and c.median > 0]
     if any(c.allocator == preferred for c in usable):
-        return preferred, f"{preferred} (glibc's malloc)" if preferred == "system" else preferred
+        return preferred, f"{preferred} (glibc's malloc)" if preferred == REFERENCE else preferred
     if not usable:
         return "", "no allocator has a positive median: no ratios"
     worst = max(usable, key=lambda c: c.median)

@@ -7,7 +7,12 @@ Contract: nothing here changes a value; a malformed field raises ResultsError na
 
 from __future__ import annotations
 
+from .. import _core
 from .loading import ResultsError, Runs, is_disturbed
+
+# The baseline and reference allocators' names, as the C++ defines them (cells/record_identity.hpp).
+BASELINE = _core.baseline_allocator    # the subtracted baseline: its net cost is 0 by definition
+REFERENCE = _core.reference_allocator  # what "relative to system" compares against
 
 
 def is_number(v) -> bool:

@@ -26,8 +26,7 @@ from ..results.loading import Runs, measured_timing
 from ..stats.median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval, recorded_medians
 from ..stats.statistics import UNSTABLE_HALF_WIDTH
 
-REFERENCE = "system"  # what "relative to system" compares against
-BASELINE = "void"     # the subtracted baseline: its net cost is 0 by definition
+from ..results.records import BASELINE, REFERENCE
 BASELINE_NO_OVERHEAD = ("void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio")
 # Workloads whose timing records have no net cost, so no row here: every registry entry without a
 # void baseline -- the data structures (structures.py), the false-sharing kernels (their

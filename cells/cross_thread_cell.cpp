@@ -61,73 +61,78 @@ struct TscClock {
   }
 };
 
-// One xthread worker (contract: measured_phase.hpp).
-template <Allocator A, class Sizes>
-class XThreadWorker {
+// What both workers hold (contract: measured_phase.hpp): the cell, the picker, the sizes, the
+// structure the threads hand blocks through (Shared: HandoffRing or LarsonBoard) and the worker's
+// own allocator instance.  set_up() runs the worker's allocations and abandons Shared when they
+// throw, so that no other worker waits for this one.
+template <Allocator A, class Sizes, class Shared>
+class CrossThreadWorkerBase {
  public:
-  XThreadWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, HandoffRing* ring)
-      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), ring_(*ring) {}
+  CrossThreadWorkerBase(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, Shared* shared)
+      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), shared_(*shared) {}
+  void inspect() {}
 
-  std::string setup() {
+  CrossThreadOutcome outcome;
+
+ protected:
+  template <class Allocate>
+  std::string set_up(Allocate allocate) {
     try {
-      slots_.emplace(cell_.params.slots_per_thread());
+      allocate();
       alloc_.emplace(sizes_.max_size());
     } catch (...) {
-      ring_.abandon();
+      shared_.abandon();
       throw;
     }
     return "";
   }
-  void run() {
-    outcome = run_xthread_thread<TscClock>(*alloc_, slots_->span(), picker_, sizes_, cell_.params, cell_.cross_thread.remote_share,
-                                           ring_, index_);
-  }
-  void inspect() {}
-  void release() { release_all_slots(*alloc_, slots_->span()); }
 
-  CrossThreadOutcome outcome;
-
- private:
   unsigned index_;
   const CrossThreadCell& cell_;
   const ParetoSlotPicker& picker_;
   const Sizes& sizes_;
-  HandoffRing& ring_;
-  std::optional<SlotArray> slots_;
+  Shared& shared_;
   std::optional<A> alloc_;
 };
 
-// One larson worker (contract: measured_phase.hpp).  The slot arrays are the board's.
+// One xthread worker: its own slot array, blocks handed on through the ring.
 template <Allocator A, class Sizes>
-class LarsonWorker {
- public:
-  LarsonWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, LarsonBoard* board)
-      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), board_(*board) {}
+class XThreadWorker : public CrossThreadWorkerBase<A, Sizes, HandoffRing> {
+  using Base = CrossThreadWorkerBase<A, Sizes, HandoffRing>;
 
+ public:
+  using Base::Base;
   std::string setup() {
-    try {
-      alloc_.emplace(sizes_.max_size());
-    } catch (...) {
-      board_.abandon();
-      throw;
-    }
-    return "";
+    return this->set_up([&] { slots_.emplace(this->cell_.params.slots_per_thread()); });
   }
   void run() {
-    outcome = run_larson_thread<TscClock>(*alloc_, board_, picker_, sizes_, cell_.params, cell_.cross_thread.rounds, index_);
+    this->outcome = run_xthread_thread<TscClock>(*this->alloc_, slots_->span(), this->picker_, this->sizes_, this->cell_.params,
+                                                 this->cell_.cross_thread.remote_share, this->shared_, this->index_);
   }
-  void inspect() {}
-  void release() { release_all_slots(*alloc_, board_.array(board_.array_of(index_, cell_.cross_thread.rounds - 1))); }
-
-  CrossThreadOutcome outcome;
+  void release() { release_all_slots(*this->alloc_, slots_->span()); }
 
  private:
-  unsigned index_;
-  const CrossThreadCell& cell_;
-  const ParetoSlotPicker& picker_;
-  const Sizes& sizes_;
-  LarsonBoard& board_;
-  std::optional<A> alloc_;
+  std::optional<SlotArray> slots_;
+};
+
+// One larson worker.  The slot arrays are the board's.
+template <Allocator A, class Sizes>
+class LarsonWorker : public CrossThreadWorkerBase<A, Sizes, LarsonBoard> {
+  using Base = CrossThreadWorkerBase<A, Sizes, LarsonBoard>;
+
+ public:
+  using Base::Base;
+  std::string setup() {
+    return this->set_up([] {});
+  }
+  void run() {
+    this->outcome = run_larson_thread<TscClock>(*this->alloc_, this->shared_, this->picker_, this->sizes_, this->cell_.params,
+                                                this->cell_.cross_thread.rounds, this->index_);
+  }
+  void release() {
+    LarsonBoard& board = this->shared_;
+    release_all_slots(*this->alloc_, board.array(board.array_of(this->index_, this->cell_.cross_thread.rounds - 1)));
+  }
 };
 
 void check_cell(const CrossThreadCell& cell, const std::vector<unsigned>& pus) {
@@ -342,9 +347,6 @@ const WorkloadEntry kXThreadEntry{
     .name = kXThreadWorkload,
     .family = "cross-thread",
     .summary = "alloc-test's loop, but a share of the frees hands the block to the next thread in a ring",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = with_sized({&kRemoteShareOption, &kQueueCapacityOption}),
     .metrics = pair_cost_metrics_and({&kRemoteFreeShare, &kRemoteFrees, &kLocalFrees, &kQueueFullWaits, &kMaxQueueBacklog, &kWaitShare}),
     .defaults = [](const AllocTestParams& preset) {
@@ -369,9 +371,6 @@ const WorkloadEntry kLarsonEntry{
     .name = kLarsonWorkload,
     .family = "cross-thread",
     .summary = "alloc-test's loop on slot arrays that pass to the next thread between rounds (Larson's server model)",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = with_sized({&kLarsonRoundsOption}),
     .metrics = pair_cost_metrics_and({&kRemoteFreeShare, &kRemoteFrees, &kLocalFrees, &kRounds, &kWaitShare}),
     .defaults = [](const AllocTestParams& preset) {

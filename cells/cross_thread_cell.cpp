@@ -61,24 +61,43 @@ struct TscClock {
   }
 };
 
-// What both workers hold (contract: measured_phase.hpp): the cell, the picker, the sizes, the
-// structure the threads hand blocks through (Shared: HandoffRing or LarsonBoard) and the worker's
-// own allocator instance.  set_up() runs the worker's allocations and abandons Shared when they
-// throw, so that no other worker waits for this one.
-template <Allocator A, class Sizes, class Shared>
-class CrossThreadWorkerBase {
+// xthread's part of a worker: its own slot array; blocks handed on through the ring.
+struct XThreadMode {
+  std::optional<SlotArray> slots;
+  void allocate(const CrossThreadCell& cell) { slots.emplace(cell.params.slots_per_thread()); }
+  template <class A, class Sizes>
+  CrossThreadOutcome run(A& alloc, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes,
+                         HandoffRing& ring, unsigned index) {
+    return run_xthread_thread<TscClock>(alloc, slots->span(), picker, sizes, cell.params, cell.cross_thread.remote_share, ring, index);
+  }
+  auto held(const CrossThreadCell&, HandoffRing&, unsigned) { return slots->span(); }
+};
+
+// larson's part: the slot arrays are the board's; at the end a worker holds its last round's.
+struct LarsonMode {
+  void allocate(const CrossThreadCell&) {}
+  template <class A, class Sizes>
+  CrossThreadOutcome run(A& alloc, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes,
+                         LarsonBoard& board, unsigned index) {
+    return run_larson_thread<TscClock>(alloc, board, picker, sizes, cell.params, cell.cross_thread.rounds, index);
+  }
+  auto held(const CrossThreadCell& cell, LarsonBoard& board, unsigned index) {
+    return board.array(board.array_of(index, cell.cross_thread.rounds - 1));
+  }
+};
+
+// One worker of either workload (contract: measured_phase.hpp): the worker's own allocator
+// instance, and Mode's state; Shared is what the threads hand blocks through.  A failed setup
+// abandons Shared, so that no other worker waits for this one.
+template <Allocator A, class Sizes, class Mode, class Shared>
+class CrossThreadWorker {
  public:
-  CrossThreadWorkerBase(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, Shared* shared)
+  CrossThreadWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, Shared* shared)
       : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), shared_(*shared) {}
-  void inspect() {}
 
-  CrossThreadOutcome outcome;
-
- protected:
-  template <class Allocate>
-  std::string set_up(Allocate allocate) {
+  std::string setup() {
     try {
-      allocate();
+      mode_.allocate(cell_);
       alloc_.emplace(sizes_.max_size());
     } catch (...) {
       shared_.abandon();
@@ -86,54 +105,26 @@ class CrossThreadWorkerBase {
     }
     return "";
   }
+  void run() { outcome = mode_.run(*alloc_, cell_, picker_, sizes_, shared_, index_); }
+  void inspect() {}
+  void release() { release_all_slots(*alloc_, mode_.held(cell_, shared_, index_)); }
 
+  CrossThreadOutcome outcome;
+
+ private:
   unsigned index_;
   const CrossThreadCell& cell_;
   const ParetoSlotPicker& picker_;
   const Sizes& sizes_;
   Shared& shared_;
+  Mode mode_;
   std::optional<A> alloc_;
 };
 
-// One xthread worker: its own slot array, blocks handed on through the ring.
-template <Allocator A, class Sizes>
-class XThreadWorker : public CrossThreadWorkerBase<A, Sizes, HandoffRing> {
-  using Base = CrossThreadWorkerBase<A, Sizes, HandoffRing>;
-
- public:
-  using Base::Base;
-  std::string setup() {
-    return this->set_up([&] { slots_.emplace(this->cell_.params.slots_per_thread()); });
-  }
-  void run() {
-    this->outcome = run_xthread_thread<TscClock>(*this->alloc_, slots_->span(), this->picker_, this->sizes_, this->cell_.params,
-                                                 this->cell_.cross_thread.remote_share, this->shared_, this->index_);
-  }
-  void release() { release_all_slots(*this->alloc_, slots_->span()); }
-
- private:
-  std::optional<SlotArray> slots_;
-};
-
-// One larson worker.  The slot arrays are the board's.
-template <Allocator A, class Sizes>
-class LarsonWorker : public CrossThreadWorkerBase<A, Sizes, LarsonBoard> {
-  using Base = CrossThreadWorkerBase<A, Sizes, LarsonBoard>;
-
- public:
-  using Base::Base;
-  std::string setup() {
-    return this->set_up([] {});
-  }
-  void run() {
-    this->outcome = run_larson_thread<TscClock>(*this->alloc_, this->shared_, this->picker_, this->sizes_, this->cell_.params,
-                                                this->cell_.cross_thread.rounds, this->index_);
-  }
-  void release() {
-    LarsonBoard& board = this->shared_;
-    release_all_slots(*this->alloc_, board.array(board.array_of(this->index_, this->cell_.cross_thread.rounds - 1)));
-  }
-};
+template <class A, class Sizes>
+using XThreadWorker = CrossThreadWorker<A, Sizes, XThreadMode, HandoffRing>;
+template <class A, class Sizes>
+using LarsonWorker = CrossThreadWorker<A, Sizes, LarsonMode, LarsonBoard>;
 
 void check_cell(const CrossThreadCell& cell, const std::vector<unsigned>& pus) {
   validate(cell.params);

@@ -8,26 +8,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "platform/enum_words.hpp"
 #include "workloads/fleet_size_sampler.hpp"
 #include "workloads/inverse_size_sampler.hpp"
 #include "workloads/lifetimes/lifetime_workload.hpp"  // lifetime_window_begin
 
 namespace allocstress {
 
-std::string_view to_string(LifetimeShape shape) {
-  switch (shape) {
-    case LifetimeShape::exponential: return "exponential";
-    case LifetimeShape::pareto: return "pareto";
-    case LifetimeShape::size_classes: break;
-  }
-  return "size-classes";
-}
+namespace {
+constexpr EnumWord<LifetimeShape> kShapeWords[] = {
+    {LifetimeShape::exponential, "exponential"}, {LifetimeShape::pareto, "pareto"}, {LifetimeShape::size_classes, "size-classes"}};
+}  // namespace
 
-LifetimeShape parse_lifetime_shape(std::string_view text) {
-  for (LifetimeShape s : {LifetimeShape::exponential, LifetimeShape::pareto, LifetimeShape::size_classes})
-    if (text == to_string(s)) return s;
-  throw std::invalid_argument("unknown lifetime shape '" + std::string(text) + "' (accepted: exponential, pareto, size-classes)");
-}
+std::string_view to_string(LifetimeShape shape) { return word_of(kShapeWords, shape, "size-classes"); }
+
+LifetimeShape parse_lifetime_shape(std::string_view text) { return parse_word(kShapeWords, text, "lifetime shape"); }
 
 const std::vector<SizeClassLaw>& size_class_laws() {
   static const std::vector<SizeClassLaw> laws = {{"small", 256, LifetimeShape::pareto, 1},

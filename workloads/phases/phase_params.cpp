@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/enum_words.hpp"
 #include "workloads/size_model.hpp"
 
 namespace allocstress {
@@ -52,35 +53,19 @@ PhaseShape phase_shape_of(std::string_view w) {
   return w == kPhasePeakWorkload ? PhaseShape::peak : PhaseShape::ramp;
 }
 
-std::string_view to_string(PhaseDropOrder order) { return order == PhaseDropOrder::newest ? "newest" : "random"; }
+namespace {
+constexpr EnumWord<PhaseDropOrder> kDropOrderWords[] = {{PhaseDropOrder::random, "random"}, {PhaseDropOrder::newest, "newest"}};
+constexpr EnumWord<PhaseStage> kStageWords[] = {{PhaseStage::grow, "grow"}, {PhaseStage::hold, "hold"}, {PhaseStage::drop, "drop"},
+                                                {PhaseStage::pause, "pause"}, {PhaseStage::final_growth, "final"}};
+constexpr EnumWord<CheckpointKind> kCheckpointWords[] = {{CheckpointKind::none, "none"}, {CheckpointKind::half, "half"},
+                                                         {CheckpointKind::rise_end, "rise_end"}, {CheckpointKind::peak, "peak"},
+                                                         {CheckpointKind::drop, "drop"}};
+}  // namespace
 
-PhaseDropOrder parse_phase_drop_order(std::string_view text) {
-  if (text == "random") return PhaseDropOrder::random;
-  if (text == "newest") return PhaseDropOrder::newest;
-  throw std::invalid_argument("unknown drop order '" + std::string(text) + "' (accepted: random, newest)");
-}
-
-std::string_view to_string(PhaseStage stage) {
-  switch (stage) {
-    case PhaseStage::grow: return "grow";
-    case PhaseStage::hold: return "hold";
-    case PhaseStage::drop: return "drop";
-    case PhaseStage::pause: return "pause";
-    case PhaseStage::final_growth: return "final";
-  }
-  return "?";
-}
-
-std::string_view to_string(CheckpointKind kind) {
-  switch (kind) {
-    case CheckpointKind::none: return "none";
-    case CheckpointKind::half: return "half";
-    case CheckpointKind::rise_end: return "rise_end";
-    case CheckpointKind::peak: return "peak";
-    case CheckpointKind::drop: return "drop";
-  }
-  return "?";
-}
+std::string_view to_string(PhaseDropOrder order) { return word_of(kDropOrderWords, order, "random"); }
+PhaseDropOrder parse_phase_drop_order(std::string_view text) { return parse_word(kDropOrderWords, text, "drop order"); }
+std::string_view to_string(PhaseStage stage) { return word_of(kStageWords, stage); }
+std::string_view to_string(CheckpointKind kind) { return word_of(kCheckpointWords, kind); }
 
 void validate(const PhaseSpec& s) {
   if (s.live_bytes < kMinPhaseLiveBytes || s.live_bytes > kMaxPhaseLiveBytes)

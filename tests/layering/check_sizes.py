@@ -76,10 +76,10 @@ def main() -> int:
             subfolders = sum(1 for c in concepts if c.endswith("/"))
             problems.append(f"{folder or '.'}/: {len(concepts)} concepts ({len(concepts) - subfolders} file stems, "
                             f"{subfolders} subfolders; at most {MAX_CONCEPTS}: group its files into subfolders)")
-    for p in problems:
-        print(p)
-    print(f"sizes: {len(problems)} problem(s) in {sum(1 for f in files if is_source(f))} source files", file=sys.stderr)
-    return 1 if problems else 0
+    print("".join(p + "\n" for p in problems), end="")
+    sources = sum(1 for f in files if is_source(f))
+    sys.stderr.write(f"sizes: {len(problems)} problem(s) in {sources} source files\n")
+    return int(bool(problems))
 
 
 if __name__ == "__main__":

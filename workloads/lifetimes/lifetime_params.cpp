@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "workloads/param_range.hpp"
+
 namespace allocstress {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceSummary, path, events, threads, allocating_threads, effective_threads,
@@ -59,12 +61,8 @@ void check_lifetime_law(const std::vector<ValueRange>& lifetimes, double immorta
 }  // namespace
 
 void validate(const LifetimeParams& p) {
-  if (p.threads < 1 || p.threads > kMaxFittedThreads)
-    throw std::invalid_argument("threads out of range: " + std::to_string(p.threads) + " (accepted: 1.." +
-                                std::to_string(kMaxFittedThreads) + ")");
-  if (p.allocations_per_thread < 1 || p.allocations_per_thread > kMaxFittedAllocationsPerThread)
-    throw std::invalid_argument("allocations_per_thread out of range: " + std::to_string(p.allocations_per_thread) +
-                                " (accepted: 1.." + std::to_string(kMaxFittedAllocationsPerThread) + ")");
+  require_in_range("threads", p.threads, 1, kMaxFittedThreads);
+  require_in_range("allocations_per_thread", p.allocations_per_thread, 1, kMaxFittedAllocationsPerThread);
   if (p.sizes.empty()) throw std::invalid_argument("sizes: no rows (accepted: 1.." + std::to_string(kMaxFittedTableRows) + " rows)");
   check_table(p.sizes, "sizes", kMaxFittedBlockSize);
   check_lifetime_law(p.lifetimes, p.immortal_share, "");

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "platform/enum_words.hpp"
+#include "workloads/param_range.hpp"
 #include "workloads/size_model.hpp"
 
 namespace allocstress {
@@ -68,16 +69,12 @@ std::string_view to_string(PhaseStage stage) { return word_of(kStageWords, stage
 std::string_view to_string(CheckpointKind kind) { return word_of(kCheckpointWords, kind); }
 
 void validate(const PhaseSpec& s) {
-  if (s.live_bytes < kMinPhaseLiveBytes || s.live_bytes > kMaxPhaseLiveBytes)
-    throw std::invalid_argument("live_bytes out of range: " + std::to_string(s.live_bytes) + " (accepted: " +
-                                std::to_string(kMinPhaseLiveBytes) + ".." + std::to_string(kMaxPhaseLiveBytes) + ")");
+  require_in_range("live_bytes", s.live_bytes, kMinPhaseLiveBytes, kMaxPhaseLiveBytes);
   if (!(s.drop_share > 0 && s.drop_share <= 1))
     throw std::invalid_argument("drop_share out of range: " + shortest(s.drop_share) +
                                 " (accepted: above 0 and at most 1, i.e. --drop-share above 0 up to 100 percent)");
-  if (s.peaks < 1 || s.peaks > kMaxPhasePeaks)
-    throw std::invalid_argument("peaks out of range: " + std::to_string(s.peaks) + " (accepted: 1.." + std::to_string(kMaxPhasePeaks) + ")");
-  if (s.pause_ms > kMaxPhasePauseMs)
-    throw std::invalid_argument("pause_ms out of range: " + std::to_string(s.pause_ms) + " (accepted: 0.." + std::to_string(kMaxPhasePauseMs) + ")");
+  require_in_range("peaks", s.peaks, 1, kMaxPhasePeaks);
+  require_in_range("pause_ms", s.pause_ms, 0, kMaxPhasePauseMs);
 }
 
 void validate(PhaseShape shape, const PhaseSpec& spec, const AllocTestParams& p) {

@@ -276,9 +276,6 @@ const WorkloadEntry kAllocTestEntry{
     .family = "alloc-test",
     .summary = "the 2018 study's model: per-thread slot arrays, Pareto slot choice, sizes p ~ 1/size, every block "
                "written and read back",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = sized_options(true),
     .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) { return sized_defaults(preset, true); },

@@ -2,31 +2,21 @@
 #include "cells/cell.hpp"
 #include "cells/measured_phase.hpp"
 #include "cells/record_identity.hpp"
+#include "platform/enum_words.hpp"
 
 #include <stdexcept>
 #include <string>
 
 namespace allocstress {
 
-std::string_view to_string(CellMode mode) {
-  switch (mode) {
-    case CellMode::timing: return "timing";
-    case CellMode::simulate: return "simulate";
-    case CellMode::profile: return "profile";
-    case CellMode::counts: return "counts";
-    case CellMode::limited: return "limited";
-    case CellMode::aged: return "aged";
-    case CellMode::thp: return "thp";
-    case CellMode::soak: return "soak";
-  }
-  return "timing";
-}
+namespace {
+constexpr EnumWord<CellMode> kModeWords[] = {{CellMode::timing, "timing"}, {CellMode::simulate, "simulate"}, {CellMode::profile, "profile"},
+                                             {CellMode::counts, "counts"}, {CellMode::limited, "limited"}, {CellMode::aged, "aged"},
+                                             {CellMode::thp, "thp"},       {CellMode::soak, "soak"}};
+}  // namespace
 
-CellMode parse_cell_mode(std::string_view text) {
-  for (CellMode m : {CellMode::timing, CellMode::simulate, CellMode::profile, CellMode::counts, CellMode::limited, CellMode::aged, CellMode::thp, CellMode::soak})
-    if (to_string(m) == text) return m;
-  throw std::invalid_argument("unknown cell mode '" + std::string(text) + "' (accepted: timing, simulate, profile, counts, limited, aged, thp, soak)");
-}
+std::string_view to_string(CellMode mode) { return word_of(kModeWords, mode, "timing"); }
+CellMode parse_cell_mode(std::string_view text) { return parse_word(kModeWords, text, "cell mode"); }
 
 std::string_view mode_suffix(CellMode mode) {
   switch (mode) {

@@ -61,29 +61,53 @@ struct TscClock {
   }
 };
 
-// One xthread worker (contract: measured_phase.hpp).
-template <Allocator A, class Sizes>
-class XThreadWorker {
+// xthread's part of a worker: its own slot array; blocks handed on through the ring.
+struct XThreadMode {
+  std::optional<SlotArray> slots;
+  void allocate(const CrossThreadCell& cell) { slots.emplace(cell.params.slots_per_thread()); }
+  template <class A, class Sizes>
+  CrossThreadOutcome run(A& alloc, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes,
+                         HandoffRing& ring, unsigned index) {
+    return run_xthread_thread<TscClock>(alloc, slots->span(), picker, sizes, cell.params, cell.cross_thread.remote_share, ring, index);
+  }
+  auto held(const CrossThreadCell&, HandoffRing&, unsigned) { return slots->span(); }
+};
+
+// larson's part: the slot arrays are the board's; at the end a worker holds its last round's.
+struct LarsonMode {
+  void allocate(const CrossThreadCell&) {}
+  template <class A, class Sizes>
+  CrossThreadOutcome run(A& alloc, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes,
+                         LarsonBoard& board, unsigned index) {
+    return run_larson_thread<TscClock>(alloc, board, picker, sizes, cell.params, cell.cross_thread.rounds, index);
+  }
+  auto held(const CrossThreadCell& cell, LarsonBoard& board, unsigned index) {
+    return board.array(board.array_of(index, cell.cross_thread.rounds - 1));
+  }
+};
+
+// One worker of either workload (contract: measured_phase.hpp): the worker's own allocator
+// instance, and Mode's state; Shared is what the threads hand blocks through.  A failed setup
+// abandons Shared, so that no other worker waits for this one.
+template <Allocator A, class Sizes, class Mode, class Shared>
+class CrossThreadWorker {
  public:
-  XThreadWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, HandoffRing* ring)
-      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), ring_(*ring) {}
+  CrossThreadWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, Shared* shared)
+      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), shared_(*shared) {}
 
   std::string setup() {
     try {
-      slots_.emplace(cell_.params.slots_per_thread());
+      mode_.allocate(cell_);
       alloc_.emplace(sizes_.max_size());
     } catch (...) {
-      ring_.abandon();
+      shared_.abandon();
       throw;
     }
     return "";
   }
-  void run() {
-    outcome = run_xthread_thread<TscClock>(*alloc_, slots_->span(), picker_, sizes_, cell_.params, cell_.cross_thread.remote_share,
-                                           ring_, index_);
-  }
+  void run() { outcome = mode_.run(*alloc_, cell_, picker_, sizes_, shared_, index_); }
   void inspect() {}
-  void release() { release_all_slots(*alloc_, slots_->span()); }
+  void release() { release_all_slots(*alloc_, mode_.held(cell_, shared_, index_)); }
 
   CrossThreadOutcome outcome;
 
@@ -92,43 +116,15 @@ class XThreadWorker {
   const CrossThreadCell& cell_;
   const ParetoSlotPicker& picker_;
   const Sizes& sizes_;
-  HandoffRing& ring_;
-  std::optional<SlotArray> slots_;
+  Shared& shared_;
+  Mode mode_;
   std::optional<A> alloc_;
 };
 
-// One larson worker (contract: measured_phase.hpp).  The slot arrays are the board's.
-template <Allocator A, class Sizes>
-class LarsonWorker {
- public:
-  LarsonWorker(std::size_t index, const CrossThreadCell& cell, const ParetoSlotPicker& picker, const Sizes& sizes, LarsonBoard* board)
-      : index_(unsigned(index)), cell_(cell), picker_(picker), sizes_(sizes), board_(*board) {}
-
-  std::string setup() {
-    try {
-      alloc_.emplace(sizes_.max_size());
-    } catch (...) {
-      board_.abandon();
-      throw;
-    }
-    return "";
-  }
-  void run() {
-    outcome = run_larson_thread<TscClock>(*alloc_, board_, picker_, sizes_, cell_.params, cell_.cross_thread.rounds, index_);
-  }
-  void inspect() {}
-  void release() { release_all_slots(*alloc_, board_.array(board_.array_of(index_, cell_.cross_thread.rounds - 1))); }
-
-  CrossThreadOutcome outcome;
-
- private:
-  unsigned index_;
-  const CrossThreadCell& cell_;
-  const ParetoSlotPicker& picker_;
-  const Sizes& sizes_;
-  LarsonBoard& board_;
-  std::optional<A> alloc_;
-};
+template <class A, class Sizes>
+using XThreadWorker = CrossThreadWorker<A, Sizes, XThreadMode, HandoffRing>;
+template <class A, class Sizes>
+using LarsonWorker = CrossThreadWorker<A, Sizes, LarsonMode, LarsonBoard>;
 
 void check_cell(const CrossThreadCell& cell, const std::vector<unsigned>& pus) {
   validate(cell.params);
@@ -342,9 +338,6 @@ const WorkloadEntry kXThreadEntry{
     .name = kXThreadWorkload,
     .family = "cross-thread",
     .summary = "alloc-test's loop, but a share of the frees hands the block to the next thread in a ring",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = with_sized({&kRemoteShareOption, &kQueueCapacityOption}),
     .metrics = pair_cost_metrics_and({&kRemoteFreeShare, &kRemoteFrees, &kLocalFrees, &kQueueFullWaits, &kMaxQueueBacklog, &kWaitShare}),
     .defaults = [](const AllocTestParams& preset) {
@@ -369,9 +362,6 @@ const WorkloadEntry kLarsonEntry{
     .name = kLarsonWorkload,
     .family = "cross-thread",
     .summary = "alloc-test's loop on slot arrays that pass to the next thread between rounds (Larson's server model)",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = with_sized({&kLarsonRoundsOption}),
     .metrics = pair_cost_metrics_and({&kRemoteFreeShare, &kRemoteFrees, &kLocalFrees, &kRounds, &kWaitShare}),
     .defaults = [](const AllocTestParams& preset) {

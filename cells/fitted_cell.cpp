@@ -62,9 +62,6 @@ const WorkloadEntry kFittedEntry{
     .name = kFittedWorkload,
     .family = "traces",
     .summary = "an alloc-test-style workload whose sizes and lifetimes are fitted to a trace (`allocstress fit`)",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = {&kFitOption, &kAccessOption, &kSeedOption},
     .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) {

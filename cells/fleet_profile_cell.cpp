@@ -236,9 +236,6 @@ const WorkloadEntry kFleetProfileEntry{
     .family = "fleet",
     .summary = "one of ten allocation profiles measured on a production fleet (size, rate, live count), scaled to a heap: "
                "build, then steady churn at each size's rate",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = {&kFleetProfileOption, &kHeapOption, &kIterationsOption, &kAccessOption, &kSeedOption},
     .metrics = pair_cost_metrics_and({&kProfileIndex, &kHeap, &kProfileHeap, &kLiveBlocks, &kLiveBytes, &kMeanLive, &kLeftOutRate,
                                       &kLeftOutBytes, &kBuildCycles, &kChurnCycles}),

@@ -131,9 +131,6 @@ const WorkloadEntry kLifetimeEntry{
     .name = kLifetimeWorkload,
     .family = "lifetimes",
     .summary = "explicit lifetimes in allocations, chosen so that Little's law meets a target live heap",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = [] {
       std::vector<const WorkloadOption*> o = sized_options(false);
       o.insert(o.end() - 1, {&kLifetimeOption, &kLiveBytesOption});

@@ -20,25 +20,26 @@ const nlohmann::json& field(const nlohmann::json& params, std::string_view key) 
   throw std::invalid_argument("params: '" + std::string(key) + "' is " + v.dump() + " (accepted: " + accepted + ")");
 }
 
-}  // namespace
-
-// A count: "params: \"key\" must be a whole number ≥ 0, got -3" (platform/json_numbers.hpp).
-std::uint64_t count_field(const nlohmann::json& params, std::string_view key) {
+// A whole number read by platform/json_numbers.hpp's `read`, its message prefixed with "params: ".
+template <class Read>
+auto whole_field(const nlohmann::json& params, std::string_view key, Read read) {
   const nlohmann::json& v = field(params, key);
   try {
-    return json_whole_number(v, key);
+    return read(v, key);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("params: ") + e.what());
   }
 }
 
+}  // namespace
+
+// A count: "params: \"key\" must be a whole number ≥ 0, got -3" (platform/json_numbers.hpp).
+std::uint64_t count_field(const nlohmann::json& params, std::string_view key) {
+  return whole_field(params, key, [](const nlohmann::json& v, std::string_view k) { return json_whole_number(v, k); });
+}
+
 unsigned small_count_field(const nlohmann::json& params, std::string_view key) {
-  const nlohmann::json& v = field(params, key);
-  try {
-    return json_small_whole_number(v, key);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("params: ") + e.what());
-  }
+  return whole_field(params, key, [](const nlohmann::json& v, std::string_view k) { return json_small_whole_number(v, k); });
 }
 
 double number_field(const nlohmann::json& params, std::string_view key) {

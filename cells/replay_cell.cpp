@@ -342,9 +342,6 @@ const WorkloadEntry kReplayEntry{
     .name = "replay",
     .family = "traces",
     .summary = "a program's own allocation stream (`allocstress trace`, or imported), replayed thread by thread",
-    .void_baseline = true,
-    .void_refusal = "",
-    .table = TableKind::net_cost,
     .options = {&kTraceOption, &kAccessOption, &kAllocstatsEveryOption, &kHeapMapOption, &kSeedOption},
     .metrics = pair_cost_metrics(),
     .defaults = [](const AllocTestParams& preset) {

@@ -46,9 +46,11 @@ struct WorkloadEntry {
   std::string_view name;     // "alloc-test": the name on the command line and in every record
   std::string_view family;   // workloads that share a model and a cell file ("structures", ...)
   std::string_view summary;  // one line: what it models
-  bool void_baseline;        // its cost is net of the void baseline; otherwise void is refused
-  std::string_view void_refusal;  // !void_baseline: why void cannot run it
-  TableKind table;
+  // The net-cost workloads (most) leave the next three as they are: cost net of the void baseline,
+  // the net-cost table.  The others say false, why void cannot run them, and their table.
+  bool void_baseline = true;        // its cost is net of the void baseline; otherwise void is refused
+  std::string_view void_refusal;    // !void_baseline: why void cannot run it
+  TableKind table = TableKind::net_cost;
   std::vector<const WorkloadOption*> options;
   std::vector<const Metric*> metrics;
 

@@ -197,17 +197,10 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
     }
   }
   r.elapsed_s = seconds_since(t0);
-  if (interrupted()) {
+  if (interrupted())
     r.end = ChildOutcome::End::interrupted;
-  } else if (timed_out) {
-    r.end = ChildOutcome::End::timed_out;
-  } else if (WIFSIGNALED(status)) {
-    r.end = ChildOutcome::End::signaled;
-    r.signal = WTERMSIG(status);
-  } else {
-    r.end = ChildOutcome::End::exited;
-    r.exit_code = WEXITSTATUS(status);
-  }
+  else
+    set_end(r, status, timed_out);
   return r;
 }
 

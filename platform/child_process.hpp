@@ -3,6 +3,8 @@
 // everything it started.  Used to run every matrix cell in a fresh process.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -39,6 +41,22 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const EnvironmentCh
 // checks, killing the running child; the caller then stops cleanly (see interrupted()).
 void install_interrupt_handlers();
 bool interrupted();
+
+// Sets how a reaped child ended (end, and its signal or exit code) from wait's status; timed_out
+// (the caller killed it at its deadline) wins over the signal the kill sent.  Outcome:
+// ChildOutcome or ProgramOutcome (platform/program_run.hpp).
+template <class Outcome>
+void set_end(Outcome& o, int status, bool timed_out) {
+  if (timed_out) {
+    o.end = ChildOutcome::End::timed_out;
+  } else if (WIFSIGNALED(status)) {
+    o.end = ChildOutcome::End::signaled;
+    o.signal = WTERMSIG(status);
+  } else {
+    o.end = ChildOutcome::End::exited;
+    o.exit_code = WEXITSTATUS(status);
+  }
+}
 
 // One line saying how a child that did not succeed ended: its signal, timeout, or exit code and
 // the last line it wrote to stderr.

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 namespace allocstress {
@@ -52,6 +53,21 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
     throw_file_error(path, "cannot rename temporary file onto");
   }
   fsync_parent_directory(path);
+}
+
+void write_through_partial(const fs::path& path, const std::string& what, const std::function<void(std::ostream&)>& write) {
+  const fs::path partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    write(out);
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(partial, ec);
+      throw std::runtime_error(partial.string() + ": cannot write " + what);
+    }
+  }
+  fs::rename(partial, path);
 }
 
 }  // namespace allocstress

@@ -262,15 +262,7 @@ ProgramOutcome RunningProgram::finish(double timeout_s) {
   outcome_.major_faults = std::uint64_t(usage.ru_majflt);
   outcome_.voluntary_switches = std::uint64_t(usage.ru_nvcsw);
   outcome_.involuntary_switches = std::uint64_t(usage.ru_nivcsw);
-  if (timed_out) {
-    outcome_.end = ChildOutcome::End::timed_out;
-  } else if (WIFSIGNALED(status)) {
-    outcome_.end = ChildOutcome::End::signaled;
-    outcome_.signal = WTERMSIG(status);
-  } else {
-    outcome_.end = ChildOutcome::End::exited;
-    outcome_.exit_code = WEXITSTATUS(status);
-  }
+  set_end(outcome_, status, timed_out);
   for (int& fd : fds_) {  // what is left in the pipes (a descendant may still hold them: not waited for)
     if (fd < 0) continue;
     fcntl(fd, F_SETFL, O_NONBLOCK);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "platform/instruction_counts.hpp"
+#include "platform/json_text.hpp"
 #include "results/reproduction.hpp"
 
 namespace allocstress {
@@ -45,14 +46,7 @@ std::filesystem::path default_machine_costs_path() {
 }
 
 Json read_machine_costs(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("machine costs " + path.string() + " cannot be read");
-  Json doc;
-  try {
-    doc = Json::parse(in);
-  } catch (const Json::exception&) {  // parse_error, or out_of_range for a number beyond double (found by fuzzing)
-    throw std::runtime_error("machine costs " + path.string() + " is not JSON");
-  }
+  Json doc = read_json_file(path, "machine costs");
   check_machine_costs(doc, path);
   return doc;
 }

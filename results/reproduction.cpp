@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/json_text.hpp"
 #include "platform/statistics.hpp"
 #include "results/results_summary.hpp"
 
@@ -93,14 +94,7 @@ std::filesystem::path default_calibration_path() {
 }
 
 Json read_calibration(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("calibration " + path.string() + " cannot be read");
-  Json doc;
-  try {
-    doc = Json::parse(in);
-  } catch (const Json::exception&) {  // parse_error, or out_of_range for a number beyond double (found by fuzzing)
-    throw std::runtime_error("calibration " + path.string() + " is not JSON");
-  }
+  Json doc = read_json_file(path, "calibration");
   if (!doc.is_object() || doc.value("schema", "") != kCalibrationSchemaName || doc.value("schema_version", 0) != kCalibrationSchemaVersion)
     throw std::runtime_error("calibration " + path.string() + " is not an " + kCalibrationSchemaName + " file of version " +
                              std::to_string(kCalibrationSchemaVersion));

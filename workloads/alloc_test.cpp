@@ -3,41 +3,24 @@
 
 #include <stdexcept>
 
+#include "platform/enum_words.hpp"
+
 namespace allocstress {
 
-std::string_view to_string(MemoryAccess access) {
-  switch (access) {
-    case MemoryAccess::none: return "none";
-    case MemoryAccess::touch: return "touch";
-    case MemoryAccess::write: return "write";
-    case MemoryAccess::write_read: return "write_read";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumWord<MemoryAccess> kAccessWords[] = {
+    {MemoryAccess::none, "none"}, {MemoryAccess::touch, "touch"}, {MemoryAccess::write, "write"}, {MemoryAccess::write_read, "write_read"}};
+constexpr EnumWord<SizeModel> kSizeModelWords[] = {{SizeModel::inverse, "inverse"}, {SizeModel::fleet, "fleet"}, {SizeModel::fit, "fit"}};
+}  // namespace
 
-std::string_view to_string(SizeModel model) {
-  switch (model) {
-    case SizeModel::fleet: return "fleet";
-    case SizeModel::fit: return "fit";
-    case SizeModel::inverse: break;
-  }
-  return "inverse";
-}
+std::string_view to_string(MemoryAccess access) { return word_of(kAccessWords, access); }
+std::string_view to_string(SizeModel model) { return word_of(kSizeModelWords, model, "inverse"); }
 
-SizeModel parse_size_model(std::string_view text) {
-  if (text == "inverse") return SizeModel::inverse;
-  if (text == "fleet") return SizeModel::fleet;
-  if (text == "fit") return SizeModel::fit;
-  throw std::invalid_argument("unknown size model '" + std::string(text) + "' (accepted: inverse, fleet, fit)");
-}
+SizeModel parse_size_model(std::string_view text) { return parse_word(kSizeModelWords, text, "size model"); }
 
 MemoryAccess parse_memory_access(std::string_view text) {
-  if (text == "none") return MemoryAccess::none;
-  if (text == "touch") return MemoryAccess::touch;
-  if (text == "write") return MemoryAccess::write;
-  if (text == "write_read" || text == "write+read") return MemoryAccess::write_read;
-  throw std::invalid_argument("unknown memory access '" + std::string(text) +
-                              "' (accepted: none, touch, write, write_read)");
+  if (text == "write+read") return MemoryAccess::write_read;  // an older spelling, still read
+  return parse_word(kAccessWords, text, "memory access");
 }
 
 void validate(const AllocTestParams& p) {

@@ -23,7 +23,7 @@ UNUSED := trace/tracer/% trace/trace_totals.cpp allocators/safety/% cells/metric
   plan/memory_limit_spec.cpp plan/planner.cpp plan/presets.cpp plan/thread_list.cpp platform/cost_measurements.cpp \
   platform/memory_cgroup.cpp results/%_tables.cpp results/fit_evaluation.cpp results/record_printing.cpp \
   results/reproduction_table.cpp results/results_file.cpp results/results_merge.cpp results/results_output.cpp \
-  results/results_table.cpp results/verdict.cpp workloads/lifetimes/trace_fit.cpp
+  results/results_table.cpp results/verdict.cpp workloads/lifetimes/trace_fit%.cpp
 SOURCES := $(sort $(filter-out $(addprefix $(SRC)/,$(UNUSED)),$(foreach d,$(LAYERS),$(shell find $(SRC)/$(d) -name '*.cpp'))))
 OBJECTS := $(patsubst $(SRC)/%.cpp,$(OUT)/obj/%.o,$(SOURCES)) $(OUT)/obj/fleet_profile_data.o
 

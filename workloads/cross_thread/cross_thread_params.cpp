@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "workloads/param_range.hpp"
+
 namespace allocstress {
 
 void validate(const CrossThreadSpec& spec) {
@@ -13,11 +15,8 @@ void validate(const CrossThreadSpec& spec) {
     std::snprintf(percent, sizeof percent, "%g", spec.remote_share * 100.0);
     throw std::invalid_argument(std::string("remote share out of range: ") + percent + "% (accepted: 0..100 percent)");
   }
-  if (spec.queue_capacity < 1 || spec.queue_capacity > kMaxQueueCapacity)
-    throw std::invalid_argument("queue capacity out of range: " + std::to_string(spec.queue_capacity) + " (accepted: 1.." +
-                                std::to_string(kMaxQueueCapacity) + " blocks)");
-  if (spec.rounds < 1 || spec.rounds > kMaxRounds)
-    throw std::invalid_argument("rounds out of range: " + std::to_string(spec.rounds) + " (accepted: 1.." + std::to_string(kMaxRounds) + ")");
+  require_in_range("queue capacity", spec.queue_capacity, 1, kMaxQueueCapacity, " blocks");
+  require_in_range("rounds", spec.rounds, 1, kMaxRounds);
 }
 
 void validate_larson_rounds(std::uint64_t rounds, std::uint64_t iterations_per_thread) {

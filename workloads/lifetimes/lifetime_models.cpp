@@ -8,26 +8,22 @@
 #include <stdexcept>
 #include <string>
 
+#include "platform/enum_words.hpp"
+#include "workloads/param_range.hpp"
 #include "workloads/fleet_size_sampler.hpp"
 #include "workloads/inverse_size_sampler.hpp"
 #include "workloads/lifetimes/lifetime_workload.hpp"  // lifetime_window_begin
 
 namespace allocstress {
 
-std::string_view to_string(LifetimeShape shape) {
-  switch (shape) {
-    case LifetimeShape::exponential: return "exponential";
-    case LifetimeShape::pareto: return "pareto";
-    case LifetimeShape::size_classes: break;
-  }
-  return "size-classes";
-}
+namespace {
+constexpr EnumWord<LifetimeShape> kShapeWords[] = {
+    {LifetimeShape::exponential, "exponential"}, {LifetimeShape::pareto, "pareto"}, {LifetimeShape::size_classes, "size-classes"}};
+}  // namespace
 
-LifetimeShape parse_lifetime_shape(std::string_view text) {
-  for (LifetimeShape s : {LifetimeShape::exponential, LifetimeShape::pareto, LifetimeShape::size_classes})
-    if (text == to_string(s)) return s;
-  throw std::invalid_argument("unknown lifetime shape '" + std::string(text) + "' (accepted: exponential, pareto, size-classes)");
-}
+std::string_view to_string(LifetimeShape shape) { return word_of(kShapeWords, shape, "size-classes"); }
+
+LifetimeShape parse_lifetime_shape(std::string_view text) { return parse_word(kShapeWords, text, "lifetime shape"); }
 
 const std::vector<SizeClassLaw>& size_class_laws() {
   static const std::vector<SizeClassLaw> laws = {{"small", 256, LifetimeShape::pareto, 1},
@@ -37,9 +33,7 @@ const std::vector<SizeClassLaw>& size_class_laws() {
 }
 
 void validate(const LifetimeModelSpec& spec) {
-  if (spec.live_bytes < kMinLiveBytes || spec.live_bytes > kMaxLiveBytes)
-    throw std::invalid_argument("live_bytes out of range: " + std::to_string(spec.live_bytes) + " (accepted: " +
-                                std::to_string(kMinLiveBytes) + ".." + std::to_string(kMaxLiveBytes) + ", 4 KiB..1 TiB)");
+  require_in_range("live_bytes", spec.live_bytes, kMinLiveBytes, kMaxLiveBytes, ", 4 KiB..1 TiB");
 }
 
 namespace {
@@ -55,9 +49,7 @@ std::string shortest(double v) {
 std::vector<ValueRange> size_table(const AllocTestParams& base) {
   if (base.sizes == SizeModel::fleet) return fleet_size_table();
   if (base.sizes == SizeModel::fit) return base.size_table;
-  if (base.max_size_exp < InverseSizeSampler::kMinExp || base.max_size_exp > InverseSizeSampler::kMaxExp)
-    throw std::invalid_argument("max_size_exp out of range: " + std::to_string(base.max_size_exp) + " (accepted: " +
-                                std::to_string(InverseSizeSampler::kMinExp) + ".." + std::to_string(InverseSizeSampler::kMaxExp) + ")");
+  require_in_range("max_size_exp", base.max_size_exp, InverseSizeSampler::kMinExp, InverseSizeSampler::kMaxExp);
   const InverseSizeSampler inverse(base.max_size_exp);
   std::vector<ValueRange> rows;
   for (unsigned k = InverseSizeSampler::kMinBucket; k < base.max_size_exp; ++k)
@@ -147,12 +139,8 @@ std::uint64_t longest_lifetime(std::uint64_t n) { return lifetime_window_begin(n
 // every size) with their means for `live_bytes`; validates the result.
 std::vector<PlannedLaw> plan_laws(const LifetimeModelSpec& spec, const AllocTestParams& base, const std::vector<ValueRange>& sizes) {
   validate(spec);
-  if (base.threads < 1 || base.threads > kMaxFittedThreads)
-    throw std::invalid_argument("threads out of range: " + std::to_string(base.threads) + " (accepted: 1.." +
-                                std::to_string(kMaxFittedThreads) + " for the lifetime workload)");
-  if (base.iterations_per_thread < 32 || base.iterations_per_thread > kMaxFittedAllocationsPerThread)
-    throw std::invalid_argument("iterations_per_thread out of range: " + std::to_string(base.iterations_per_thread) +
-                                " (accepted: 32.." + std::to_string(kMaxFittedAllocationsPerThread) + " allocations per thread)");
+  require_in_range("threads", base.threads, 1, kMaxFittedThreads, " for the lifetime workload");
+  require_in_range("iterations_per_thread", base.iterations_per_thread, 32, kMaxFittedAllocationsPerThread, " allocations per thread");
   // Per class: weight k = P(c) E[size | c] x factor; mean lifetime = factor x theta with
   // theta = (live / T) / sum k.
   std::vector<SizeClassLaw> laws = {{"all", kMaxFittedBlockSize, spec.shape, 1}};

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "workloads/param_range.hpp"
+
 namespace allocstress {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TraceSummary, path, events, threads, allocating_threads, effective_threads,
@@ -59,12 +61,8 @@ void check_lifetime_law(const std::vector<ValueRange>& lifetimes, double immorta
 }  // namespace
 
 void validate(const LifetimeParams& p) {
-  if (p.threads < 1 || p.threads > kMaxFittedThreads)
-    throw std::invalid_argument("threads out of range: " + std::to_string(p.threads) + " (accepted: 1.." +
-                                std::to_string(kMaxFittedThreads) + ")");
-  if (p.allocations_per_thread < 1 || p.allocations_per_thread > kMaxFittedAllocationsPerThread)
-    throw std::invalid_argument("allocations_per_thread out of range: " + std::to_string(p.allocations_per_thread) +
-                                " (accepted: 1.." + std::to_string(kMaxFittedAllocationsPerThread) + ")");
+  require_in_range("threads", p.threads, 1, kMaxFittedThreads);
+  require_in_range("allocations_per_thread", p.allocations_per_thread, 1, kMaxFittedAllocationsPerThread);
   if (p.sizes.empty()) throw std::invalid_argument("sizes: no rows (accepted: 1.." + std::to_string(kMaxFittedTableRows) + " rows)");
   check_table(p.sizes, "sizes", kMaxFittedBlockSize);
   check_lifetime_law(p.lifetimes, p.immortal_share, "");
@@ -117,28 +115,31 @@ struct FieldReader {
     if (!v.is_number()) fail(path + key, "is " + v.dump() + " (accepted: a number)");
     return v.get<double>();
   }
-  std::vector<ValueRange> table(const json& object, const std::string& path, const char* key) const {
-    const json& rows = member(object, path, key);
-    if (!rows.is_array()) fail(path + key, "is not an array (accepted: an array of {\"min\", \"max\", \"weight\"} rows)");
-    std::vector<ValueRange> out;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const std::string row = path + key + "[" + std::to_string(i) + "].";
-      only_keys(rows[i], row, {"min", "max", "weight"});
-      out.push_back({whole(rows[i], row, "min"), whole(rows[i], row, "max"), number(rows[i], row, "weight")});
+  // The array at path + key: each element an object of only `keys`, read by read(element, its path).
+  template <class Read>
+  auto array_of(const json& object, const std::string& path, const char* key, const std::set<std::string>& keys,
+                const std::string& accepted, Read read) const {
+    const json& list = member(object, path, key);
+    if (!list.is_array()) fail(path + key, "is not an array (accepted: an array of " + accepted + ")");
+    std::vector<decltype(read(list, path))> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string item = path + key + "[" + std::to_string(i) + "].";
+      only_keys(list[i], item, keys);
+      out.push_back(read(list[i], item));
     }
     return out;
   }
+  std::vector<ValueRange> table(const json& object, const std::string& path, const char* key) const {
+    return array_of(object, path, key, {"min", "max", "weight"}, "{\"min\", \"max\", \"weight\"} rows",
+                    [&](const json& row, const std::string& at) {
+                      return ValueRange{whole(row, at, "min"), whole(row, at, "max"), number(row, at, "weight")};
+                    });
+  }
   std::vector<LifetimeClass> classes(const json& object, const std::string& path, const char* key) const {
-    const json& list = member(object, path, key);
-    if (!list.is_array())
-      fail(path + key, "is not an array (accepted: an array of {\"max_size\", \"immortal_share\", \"lifetimes\"} classes)");
-    std::vector<LifetimeClass> out;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::string item = path + key + "[" + std::to_string(i) + "].";
-      only_keys(list[i], item, {"max_size", "immortal_share", "lifetimes"});
-      out.push_back({whole(list[i], item, "max_size"), table(list[i], item, "lifetimes"), number(list[i], item, "immortal_share")});
-    }
-    return out;
+    return array_of(object, path, key, {"max_size", "immortal_share", "lifetimes"},
+                    "{\"max_size\", \"immortal_share\", \"lifetimes\"} classes", [&](const json& c, const std::string& at) {
+                      return LifetimeClass{whole(c, at, "max_size"), table(c, at, "lifetimes"), number(c, at, "immortal_share")};
+                    });
   }
 };
 

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/enum_words.hpp"
+#include "workloads/param_range.hpp"
 #include "workloads/size_model.hpp"
 
 namespace allocstress {
@@ -52,47 +54,27 @@ PhaseShape phase_shape_of(std::string_view w) {
   return w == kPhasePeakWorkload ? PhaseShape::peak : PhaseShape::ramp;
 }
 
-std::string_view to_string(PhaseDropOrder order) { return order == PhaseDropOrder::newest ? "newest" : "random"; }
+namespace {
+constexpr EnumWord<PhaseDropOrder> kDropOrderWords[] = {{PhaseDropOrder::random, "random"}, {PhaseDropOrder::newest, "newest"}};
+constexpr EnumWord<PhaseStage> kStageWords[] = {{PhaseStage::grow, "grow"}, {PhaseStage::hold, "hold"}, {PhaseStage::drop, "drop"},
+                                                {PhaseStage::pause, "pause"}, {PhaseStage::final_growth, "final"}};
+constexpr EnumWord<CheckpointKind> kCheckpointWords[] = {{CheckpointKind::none, "none"}, {CheckpointKind::half, "half"},
+                                                         {CheckpointKind::rise_end, "rise_end"}, {CheckpointKind::peak, "peak"},
+                                                         {CheckpointKind::drop, "drop"}};
+}  // namespace
 
-PhaseDropOrder parse_phase_drop_order(std::string_view text) {
-  if (text == "random") return PhaseDropOrder::random;
-  if (text == "newest") return PhaseDropOrder::newest;
-  throw std::invalid_argument("unknown drop order '" + std::string(text) + "' (accepted: random, newest)");
-}
-
-std::string_view to_string(PhaseStage stage) {
-  switch (stage) {
-    case PhaseStage::grow: return "grow";
-    case PhaseStage::hold: return "hold";
-    case PhaseStage::drop: return "drop";
-    case PhaseStage::pause: return "pause";
-    case PhaseStage::final_growth: return "final";
-  }
-  return "?";
-}
-
-std::string_view to_string(CheckpointKind kind) {
-  switch (kind) {
-    case CheckpointKind::none: return "none";
-    case CheckpointKind::half: return "half";
-    case CheckpointKind::rise_end: return "rise_end";
-    case CheckpointKind::peak: return "peak";
-    case CheckpointKind::drop: return "drop";
-  }
-  return "?";
-}
+std::string_view to_string(PhaseDropOrder order) { return word_of(kDropOrderWords, order, "random"); }
+PhaseDropOrder parse_phase_drop_order(std::string_view text) { return parse_word(kDropOrderWords, text, "drop order"); }
+std::string_view to_string(PhaseStage stage) { return word_of(kStageWords, stage); }
+std::string_view to_string(CheckpointKind kind) { return word_of(kCheckpointWords, kind); }
 
 void validate(const PhaseSpec& s) {
-  if (s.live_bytes < kMinPhaseLiveBytes || s.live_bytes > kMaxPhaseLiveBytes)
-    throw std::invalid_argument("live_bytes out of range: " + std::to_string(s.live_bytes) + " (accepted: " +
-                                std::to_string(kMinPhaseLiveBytes) + ".." + std::to_string(kMaxPhaseLiveBytes) + ")");
+  require_in_range("live_bytes", s.live_bytes, kMinPhaseLiveBytes, kMaxPhaseLiveBytes);
   if (!(s.drop_share > 0 && s.drop_share <= 1))
     throw std::invalid_argument("drop_share out of range: " + shortest(s.drop_share) +
                                 " (accepted: above 0 and at most 1, i.e. --drop-share above 0 up to 100 percent)");
-  if (s.peaks < 1 || s.peaks > kMaxPhasePeaks)
-    throw std::invalid_argument("peaks out of range: " + std::to_string(s.peaks) + " (accepted: 1.." + std::to_string(kMaxPhasePeaks) + ")");
-  if (s.pause_ms > kMaxPhasePauseMs)
-    throw std::invalid_argument("pause_ms out of range: " + std::to_string(s.pause_ms) + " (accepted: 0.." + std::to_string(kMaxPhasePauseMs) + ")");
+  require_in_range("peaks", s.peaks, 1, kMaxPhasePeaks);
+  require_in_range("pause_ms", s.pause_ms, 0, kMaxPhasePauseMs);
 }
 
 void validate(PhaseShape shape, const PhaseSpec& spec, const AllocTestParams& p) {

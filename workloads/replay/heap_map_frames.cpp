@@ -7,6 +7,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "platform/durable_files.hpp"
+
 namespace allocstress {
 
 namespace {
@@ -45,20 +47,11 @@ void save_heap_map_frames(const HeapMapFrames& frames, const std::filesystem::pa
   std::memcpy(h.magic, kFramesMagic, sizeof h.magic);
   h.frames = frames.op_index.size();
   h.blocks = frames.blocks.size();
-  const std::filesystem::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+  write_through_partial(path, "the heap-map frames", [&](std::ostream& out) {
     out.write(reinterpret_cast<const char*>(&h), sizeof h);
     out.write(reinterpret_cast<const char*>(frames.op_index.data()), std::streamsize(frames.op_index.size() * sizeof(std::uint64_t)));
     out.write(reinterpret_cast<const char*>(frames.blocks.data()), std::streamsize(frames.blocks.size() * sizeof(HeapMapBlock)));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(partial, ec);
-      throw std::runtime_error(partial.string() + ": cannot write the heap-map frames");
-    }
-  }
-  std::filesystem::rename(partial, path);
+  });
 }
 
 HeapMapFrames load_heap_map_frames(const std::filesystem::path& path) {

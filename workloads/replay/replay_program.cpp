@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "platform/durable_files.hpp"
+
 namespace allocstress {
 
 namespace {
@@ -271,9 +273,7 @@ void save_replay_program(const ReplayProgram& program, const std::filesystem::pa
   fh = {{}, std::uint32_t(heads.size()), program.slots, program.max_block_bytes, program.allocstats_every, stats.size(), at};
   std::memcpy(fh.magic, kProgramMagic, sizeof fh.magic);
 
-  const std::filesystem::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+  write_through_partial(path, "the replay program", [&](std::ostream& out) {
     auto put = [&](const void* data, std::uint64_t n) { out.write(static_cast<const char*>(data), std::streamsize(n)); };
     auto pad_to = [&](std::uint64_t offset) {
       static const char zeros[64] = {};
@@ -293,14 +293,7 @@ void save_replay_program(const ReplayProgram& program, const std::filesystem::pa
       put(t.live_at_end.data(), t.live_at_end.size() * sizeof(ReplayLiveBlock));
     }
     pad_to(at);
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(partial, ec);
-      throw std::runtime_error(partial.string() + ": cannot write the replay program");
-    }
-  }
-  std::filesystem::rename(partial, path);
+  });
 }
 
 MappedReplayProgram::MappedReplayProgram(const std::filesystem::path& path) {

@@ -63,8 +63,7 @@ class BinTreeWorkload {
   }
 
   void search() {
-    std::uint64_t visits = 0, found = 0;
-    for (std::size_t i = 0; i < queries_.size(); ++i) {
+    structure_detail::search_queries(queries_.size(), found_, out_, [&](std::size_t i, std::uint64_t& visits) {
       const std::uint64_t key = queries_[i];
       const Node* n = root_;
       while (n != nullptr) {
@@ -72,12 +71,8 @@ class BinTreeWorkload {
         if (key == n->key) break;
         n = key < n->key ? n->left : n->right;
       }
-      found_[i] = n != nullptr;
-      found += n != nullptr;
-    }
-    out_.searches = queries_.size();
-    out_.visits = visits;
-    out_.found = found;
+      return n != nullptr;
+    });
   }
 
   // Untimed: query results, payloads, node count and BST order.

@@ -58,15 +58,9 @@ class LinkedListWorkload {
   }
 
   void search() {
-    std::uint64_t visits = 0, found = 0;
-    for (std::size_t i = 0; i < queries_.size(); ++i) {
-      const bool hit = structure_detail::find_in_chain(head_, queries_[i], visits) != nullptr;
-      found_[i] = hit;
-      found += hit;
-    }
-    out_.searches = queries_.size();
-    out_.visits = visits;
-    out_.found = found;
+    structure_detail::search_queries(queries_.size(), found_, out_, [&](std::size_t i, std::uint64_t& visits) {
+      return structure_detail::find_in_chain(head_, queries_[i], visits) != nullptr;
+    });
   }
 
   // Untimed: payloads, the node count, and every query's result.

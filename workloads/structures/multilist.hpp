@@ -102,8 +102,7 @@ class MultiListWorkload {
   }
 
   void search() {
-    std::uint64_t visits = 0, found = 0;
-    for (std::size_t i = 0; i < queries_.size(); ++i) {
+    structure_detail::search_queries(queries_.size(), found_, out_, [&](std::size_t i, std::uint64_t& visits) {
       const std::uint64_t key1 = head_keys_[queries_[i].head];
       const Head* h = first_;
       while (h != nullptr) {
@@ -111,13 +110,8 @@ class MultiListWorkload {
         if (h->key == key1) break;
         h = h->next;
       }
-      const bool hit = h != nullptr && structure_detail::find_in_chain(h->sub, queries_[i].key2, visits) != nullptr;
-      found_[i] = hit;
-      found += hit;
-    }
-    out_.searches = queries_.size();
-    out_.visits = visits;
-    out_.found = found;
+      return h != nullptr && structure_detail::find_in_chain(h->sub, queries_[i].key2, visits) != nullptr;
+    });
   }
 
   // Untimed: head order and payloads, every sub-list against its predicted keys, every query.

@@ -162,6 +162,22 @@ std::string same_keys(std::vector<std::uint64_t> found, std::vector<std::uint64_
 std::string check_queries(const std::vector<std::uint64_t>& queries, const std::vector<std::uint8_t>& found,
                           const std::vector<std::uint64_t>& live_keys);
 
+// The search phase of every structure: query i is looked up by find(i, visits) (true: found;
+// visits counts the nodes it touched), its result kept in found[i] for the untimed check, the
+// totals in out.  A template, so that each structure's timed search() inlines its own lookup.
+template <class Find>
+void search_queries(std::size_t queries, std::vector<std::uint8_t>& found, StructureOutcome& out, Find find) {
+  std::uint64_t visits = 0, hits = 0;
+  for (std::size_t i = 0; i < queries; ++i) {
+    const bool hit = find(i, visits);
+    found[i] = hit;
+    hits += hit;
+  }
+  out.searches = queries;
+  out.visits = visits;
+  out.found = hits;
+}
+
 }  // namespace structure_detail
 
 }  // namespace allocstress

@@ -26,7 +26,7 @@
 #include <string_view>
 
 #include "allocator.hpp"
-#include "platform/cache_geometry.hpp"
+#include "platform/profilers/cache_geometry.hpp"
 #include "os_chunks.hpp"
 #include "pool_allocator.hpp"
 

@@ -1,6 +1,6 @@
 // `allocstress._core`: the workload registry and the metric catalogue (cells/), so that the Python
 // tables label and define what the records carry as C++ does, and the program workloads
-// (cells/program_workloads.hpp): which names resolve to the registry's `program` entry.
+// (cells/programs/program_workloads.hpp): which names resolve to the registry's `program` entry.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -9,7 +9,7 @@
 
 #include "analysis/core_bindings.hpp"
 #include "cells/metrics/metric_catalogue.hpp"
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/programs_file.hpp"
 
@@ -28,7 +28,7 @@ void bind_registry(py::module_& m) {
       "Every metric a workload's records carry, once: name, place (record, workload_metrics, placement_metrics), unit, label, "
       "decimals, mib, definition, headline, memory_headline, in_table, workloads");
 
-  // Program workloads (cells/program_workloads.hpp): a program is named by its definition (the
+  // Program workloads (cells/programs/program_workloads.hpp): a program is named by its definition (the
   // shipped programs file's prog-*, a user's programs file, `allocstress bench --name`), and its
   // name resolves to the registry's one `program` entry once declared.  Reading a results file
   // (read_results, verdict_markdown, aggregate_entries) declares the programs it carries; the

@@ -12,7 +12,7 @@
 #include "cells/record_identity.hpp"
 #include "results/results_reader.hpp"
 #include "results/results_summary.hpp"
-#include "results/results_table.hpp"
+#include "results/tables/results_table.hpp"
 
 namespace py = pybind11;
 
@@ -67,9 +67,9 @@ void bind_results(py::module_& m) {
   bind_markdown(m, "verdict_markdown", &verdict_markdown,
                 "The verdict section of the Markdown table (results/verdict.cpp; '' without a ranking)");
   bind_markdown(m, "counts_markdown", &counts_markdown,
-                "The counts tier's tables of the Markdown table (results/mode_tables.cpp; '' without counts cells)");
+                "The counts tier's tables of the Markdown table (results/tables/mode_tables.cpp; '' without counts cells)");
   bind_markdown(m, "memory_markdown", &memory_markdown,
-                "The memory tables of the Markdown table (results/memory_tables.cpp: limited cells, ageing penalty; '' without any)");
+                "The memory tables of the Markdown table (results/tables/memory_tables.cpp: limited cells, ageing penalty; '' without any)");
 
   // A record's identity (cells/record_identity.hpp): the one key and name C++ gives records.
   m.attr("baseline_allocator") = kBaselineAllocator;

@@ -17,7 +17,7 @@ pinned to), then prints, per condition:
     by), and by the reproduction intervals where the runs carry them;
   - A/A: `compare` of the first two runs, the share of cells called significantly different
     (target <= 5%);
-  - disturbed processes (cells/interference.hpp) and adaptive repetitions per run.
+  - disturbed processes (cells/modes/interference.hpp) and adaptive repetitions per run.
 
 This is a benchmark, not a test: it takes minutes and its figures depend on the machine.  Run it
 alone: `flock /tmp/allocstress-measure.lock /usr/bin/python3 bench/instrument.py --loaded`.

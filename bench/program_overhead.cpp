@@ -3,7 +3,7 @@
 // fork + exec + wait of it from this process.
 //
 //   bare     fork, execve /bin/true, waitpid                              (the floor)
-//   harness  one run as a cell makes it (cells/program_runs.hpp): the program's environment,
+//   harness  one run as a cell makes it (cells/programs/program_runs.hpp): the program's environment,
 //            fork/exec with the probe preloaded, stdout drained and hashed, wait4 rusage, the
 //            probe's log read and judged -- what separates two runs inside a cell process
 //   figure   the wall_s that run records (fork to reaped, probe included)
@@ -25,9 +25,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "cells/program_runs.hpp"
-#include "platform/child_process.hpp"
-#include "platform/program_probe.hpp"
+#include "cells/programs/program_runs.hpp"
+#include "platform/process/child_process.hpp"
+#include "platform/process/program_probe.hpp"
 
 namespace fs = std::filesystem;
 using namespace allocstress;

@@ -28,7 +28,7 @@ namespace allocstress {
 // thp: a timing run under another transparent-huge-page mode than the matrix's (Cell::thp_mode;
 // `--thp A,B`: the timing cells run under A, a thp cell per repetition under B), kept apart from
 // the timing runs and compared with them.
-// soak: a timing run whose measured phase lasts a set time (Cell::soak, cells/soak.hpp): RSS and
+// soak: a timing run whose measured phase lasts a set time (Cell::soak, cells/modes/soak.hpp): RSS and
 // hugepage coverage per bin of time and their drift per hour, once per allocator.
 enum class CellMode { timing, simulate, profile, counts, limited, aged, thp, soak };
 std::string_view to_string(CellMode mode);  // "timing", "simulate", "profile", "counts", "limited", "aged", "thp", "soak"
@@ -71,8 +71,8 @@ struct Cell {
   CellMode mode = CellMode::timing;
   ProfileSpec profile;            // mode profile only
   std::string age;                // mode aged only: the ageing SPEC (workloads/heap_ageing.hpp parses it)
-  std::string thp_mode;           // mode thp only: never, madvise or always (platform/thp_mode.hpp)
-  std::string soak;               // mode soak only: the soak SPEC (cells/soak.hpp parses it)
+  std::string thp_mode;           // mode thp only: never, madvise or always (platform/memory/thp_mode.hpp)
+  std::string soak;               // mode soak only: the soak SPEC (cells/modes/soak.hpp parses it)
 
   PlacementRequest placement_request() const { return {threads, placement}; }
 };

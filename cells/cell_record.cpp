@@ -7,10 +7,10 @@
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "allocators/void_allocator.hpp"
-#include "cells/interference.hpp"
+#include "cells/modes/interference.hpp"
 #include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
-#include "platform/thp_mode.hpp"
+#include "platform/memory/thp_mode.hpp"
 
 namespace allocstress {
 

@@ -19,7 +19,7 @@
 
 #include "allocators/in_tree_registry.hpp"
 #include "allocators/os_chunks.hpp"
-#include "cells/cell_ageing.hpp"
+#include "cells/modes/cell_ageing.hpp"
 #include "cells/cell_record.hpp"
 #include "cells/metrics/record_metrics.hpp"
 #include "cells/params_json.hpp"

@@ -7,7 +7,7 @@
 //   main:     --1--> hugepage sampler on, RSS before, reset peak, rusage, clocks --2-->  --3--> clocks,
 //             rusage, peak and end RSS, sampler off --4-->  --5--> RSS after release --6-->
 //
-// The hugepage sampler (platform/hugepage_usage.hpp) reads smaps_rollup on a thread of its own
+// The hugepage sampler (platform/memory/hugepage_usage.hpp) reads smaps_rollup on a thread of its own
 // every 50 ms over the timed work, slowing down until its readings take at most 1% of its CPU
 // time (a reading walks the page tables under the mmap lock: ~10 ms per GiB of 4 KiB pages, which
 // an mmap or munmap of a worker waits behind).  Its cost is in the record (hugepages.busy_s).  It
@@ -51,13 +51,13 @@
 #include <thread>
 #include <vector>
 
-#include "cells/soak.hpp"
-#include "platform/cache_simulation.hpp"
+#include "cells/modes/soak.hpp"
+#include "platform/profilers/cache_simulation.hpp"
 #include "platform/cpu_steal.hpp"
-#include "platform/hugepage_usage.hpp"
-#include "platform/perf_counters.hpp"
-#include "platform/process_memory.hpp"
-#include "platform/syscall_trace.hpp"
+#include "platform/memory/hugepage_usage.hpp"
+#include "platform/profilers/perf_counters.hpp"
+#include "platform/memory/process_memory.hpp"
+#include "platform/profilers/syscall_trace.hpp"
 #include "platform/topology.hpp"
 #include "platform/tsc.hpp"
 
@@ -110,7 +110,7 @@ struct PhaseHooks {
 void set_counting_measured_phase(bool on);
 bool counting_measured_phase();
 // On: the measured phase's start and end are marked for strace (mark_phase,
-// platform/syscall_trace.hpp) -- with one worker around its run() alone, as callgrind collects;
+// platform/profilers/syscall_trace.hpp) -- with one worker around its run() alone, as callgrind collects;
 // with N, by the main thread at go and done: a counts cell's native run counts its kernel events
 // between them.
 void set_marking_measured_phase(bool on);

@@ -5,12 +5,12 @@
 #include <stdexcept>
 
 #include "cells/measured_phase.hpp"
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/record_identity.hpp"
-#include "cells/soak.hpp"
-#include "platform/cache_simulation.hpp"
+#include "cells/modes/soak.hpp"
+#include "platform/profilers/cache_simulation.hpp"
 #include "platform/errors.hpp"
-#include "platform/syscall_trace.hpp"
+#include "platform/profilers/syscall_trace.hpp"
 #include "workloads/heap_ageing.hpp"
 
 namespace allocstress {
@@ -214,7 +214,7 @@ nlohmann::json run_cell(const Cell& cell, const AllocatorSpec& allocator, const 
   // A counts cell runs the counted code path under callgrind and in its native kernel-events run
   // (marking its phase): one worker inline on the main thread, no perf counters, no sampling.
   set_counting_measured_phase(cell.mode == CellMode::counts && (running_under_valgrind() || marking_measured_phase()));
-  // A soak cell's measured phase lasts its duration (cells/soak.hpp); its record gains the soak block.
+  // A soak cell's measured phase lasts its duration (cells/modes/soak.hpp); its record gains the soak block.
   set_measured_phase_soak(cell.mode == CellMode::soak ? std::optional<SoakSpec>(parse_soak_spec(cell.soak)) : std::nullopt);
   nlohmann::json rec = workload_entry(cell.workload).run(cell, allocator, topology, pus);
   if (cell.mode == CellMode::soak && rec.is_object()) rec["soak"] = soak_block(cell.soak, rec, soak_rounds_run());

@@ -25,7 +25,7 @@
 
 namespace allocstress {
 
-// How the Markdown summary lays out a workload's rows (results/results_table.hpp).
+// How the Markdown summary lays out a workload's rows (results/tables/results_table.hpp).
 enum class TableKind {
   net_cost,       // cost per malloc/free pair net of the void baseline, overhead, speed vs system
   structure,      // raw build and search cycles, placement utilisation (no baseline)
@@ -101,7 +101,7 @@ struct WorkloadEntry {
   // AgedHeap through its own allocator in setup() and releases it in release(), and the record
   // carries the ageing block (cell mode aged).
   bool ages = false;
-  // `--soak DURATION` runs it for that long (cells/soak.hpp): a steady state its workers continue
+  // `--soak DURATION` runs it for that long (cells/modes/soak.hpp): a steady state its workers continue
   // in soak rounds (`bool soak_round()`, measured_phase.hpp) until the time is up (cell mode soak).
   bool soaks = false;
   std::vector<std::string_view> companions;  // workloads the matrix runs beside it ...
@@ -118,7 +118,7 @@ std::string_view workload_base_name(std::string_view name);
 std::string_view workload_label(std::string_view name);  // "" without one
 bool valid_workload_label(std::string_view label);
 // The entry of `name` (BASE or BASE:LABEL with a valid label), or nullptr.  A declared program
-// workload (cells/program_workloads.hpp) resolves to the registry's `program` entry.
+// workload (cells/programs/program_workloads.hpp) resolves to the registry's `program` entry.
 const WorkloadEntry* find_workload(std::string_view name);
 // The registry entry named `name` itself (no label, no program names), or nullptr.
 const WorkloadEntry* registry_workload(std::string_view name);

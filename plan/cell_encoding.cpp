@@ -9,15 +9,15 @@
 #include <limits>
 #include <stdexcept>
 
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/programs_file.hpp"
 #include "plan/workload_params.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/errors.hpp"
 #include "platform/json_numbers.hpp"
-#include "platform/thp_mode.hpp"
-#include "cells/soak.hpp"
+#include "platform/memory/thp_mode.hpp"
+#include "cells/modes/soak.hpp"
 #include "workloads/heap_ageing.hpp"
 
 namespace allocstress {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "allocators/void_allocator.hpp"
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"

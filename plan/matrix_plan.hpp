@@ -74,7 +74,7 @@ struct MatrixPlan {
   double time_budget_s = 0;
   // Program workloads (the local backend): this many unmeasured runs of every (program workload,
   // allocator) before the measured ones, interleaved; the first is the verification run
-  // (cells/program_cell.cpp: the counting probe, the reference output of system first).
+  // (cells/programs/program_cell.cpp: the counting probe, the reference output of system first).
   unsigned warmup_runs = 0;
   // Each repetition's cells in a shuffled order (seeded by the repetition: the same plan shuffles
   // alike), not allocator by allocator: what ran just before a process is noise, not a bias.
@@ -82,7 +82,7 @@ struct MatrixPlan {
   // --memory-limit (plan/memory_limit_spec.hpp): "" = none; else one limited cell per workload x
   // allocator (void aside) x thread count, after the timing cells and before the counts tier.
   std::string memory_limit;
-  // --thp MODE[,MODE...] (platform/thp_mode.hpp): "" = the system's mode as it is; else the
+  // --thp MODE[,MODE...] (platform/memory/thp_mode.hpp): "" = the system's mode as it is; else the
   // runner sets the system's THP mode (root) for each cell and restores it when the run ends, or,
   // for `never` without root, each cell process switches THP off for itself (prctl).  The timing
   // cells run under the first mode; thp_variants are the other modes: a thp cell under each
@@ -97,7 +97,7 @@ struct MatrixPlan {
   // them: an aged cell (key ".../aged/rep:R") and its control, the same ageing with every block
   // freed (".../aged:warmed/rep:R").
   std::string age;
-  // --soak SPEC (cells/soak.hpp): "" = none; else a soak cell per allocator (void aside), workload
+  // --soak SPEC (cells/modes/soak.hpp): "" = none; else a soak cell per allocator (void aside), workload
   // that soaks (WorkloadEntry::soaks) and thread count, once, after the limited cells (key
   // ".../soak"); its process may run cell_timeout_s beyond the soak's duration.
   std::string soak;

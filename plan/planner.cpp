@@ -4,18 +4,18 @@
 #include <algorithm>
 
 #include "allocators/drop_in/malloc_provider.hpp"
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/record_identity.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/memory_limit_spec.hpp"
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
 #include "plan/workload_params.hpp"
-#include "platform/cache_simulation.hpp"
+#include "platform/profilers/cache_simulation.hpp"
 #include "platform/comma_list.hpp"
-#include "platform/memory_cgroup.hpp"
-#include "platform/thp_mode.hpp"
-#include "cells/soak.hpp"
+#include "platform/memory/memory_cgroup.hpp"
+#include "platform/memory/thp_mode.hpp"
+#include "cells/modes/soak.hpp"
 #include "workloads/heap_ageing.hpp"
 #include "platform/errors.hpp"
 

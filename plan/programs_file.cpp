@@ -10,11 +10,11 @@
 #include <optional>
 #include <set>
 
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/errors.hpp"
-#include "platform/shell_words.hpp"
+#include "platform/process/shell_words.hpp"
 #include "workloads/programs/program_inputs.hpp"
 
 #ifndef ALLOCSTRESS_PROGRAMS_DEFAULT

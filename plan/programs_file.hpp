@@ -40,7 +40,7 @@ ProgramsFile read_programs_file(const std::filesystem::path& path);
 // the source tree this build was configured from, else (an installed allocstress)
 // share/allocstress/programs.toml beside its bin/.
 std::filesystem::path shipped_programs_path();
-// The shipped file, read once (its programs declared as workloads: cells/program_workloads.hpp).
+// The shipped file, read once (its programs declared as workloads: cells/programs/program_workloads.hpp).
 // Throws UsageError when it cannot be read.
 const ProgramsFile& shipped_programs();
 

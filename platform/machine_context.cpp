@@ -1,6 +1,6 @@
 // Collects the machine description for results files from /proc, /sys, uname, hwloc and git.
 #include "platform/machine_context.hpp"
-#include "platform/thp_mode.hpp"
+#include "platform/memory/thp_mode.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "platform/build_identity.hpp"
-#include "platform/busy_processes.hpp"
-#include "platform/perf_counters.hpp"
+#include "platform/process/busy_processes.hpp"
+#include "platform/profilers/perf_counters.hpp"
 #include "platform/sanitizer_build.hpp"
 #include "platform/tsc.hpp"
 
@@ -32,7 +32,7 @@ std::string read_first_line(const char* path) {
 }
 
 // "always [madvise] never" -> "madvise"
-// The bracketed word of a sysfs choice line (platform/thp_mode.hpp), or the line as it is.
+// The bracketed word of a sysfs choice line (platform/memory/thp_mode.hpp), or the line as it is.
 std::string chosen_or_line(const std::string& line) { return std::string(bracketed_choice(line).value_or(line)); }
 
 std::string cpuinfo_field(const std::string& key) {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "platform/instruction_counts.hpp"
+#include "platform/profilers/instruction_counts.hpp"
 #include "platform/json_text.hpp"
 #include "results/reproduction.hpp"
 

@@ -1,6 +1,6 @@
 // The counts tier's model of the clock (docs/methodology.md, "Counts tier: estimated cycles"):
 // a counts record's deterministic figures priced at this machine's measured costs
-// (platform/cost_measurements.hpp, written by `allocstress calibrate --costs`).
+// (platform/profilers/cost_measurements.hpp, written by `allocstress calibrate --costs`).
 //
 //   estimated cycles = user part + kernel part, in cycle-counter ticks (the timing tier's unit)
 //   user part   = CPI x Ir + (LL latency - L1 latency) x (LL hits + fresh) + (RAM latency - L1 latency) x (RAM hits - fresh)

@@ -6,7 +6,7 @@
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
 #include "results/results_file.hpp"
-#include "results/results_table.hpp"
+#include "results/tables/results_table.hpp"
 
 namespace allocstress {
 

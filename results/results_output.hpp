@@ -18,7 +18,7 @@ struct MatrixOutputs {
 
 std::filesystem::path journal_path_for(const std::filesystem::path& results_json);
 std::filesystem::path table_path_for(const std::filesystem::path& results_json);
-// The lock a run holds for its whole life (platform/process_lock.hpp): "<results>.lock".
+// The lock a run holds for its whole life (platform/process/process_lock.hpp): "<results>.lock".
 std::filesystem::path lock_path_for(const std::filesystem::path& results_json);
 
 // Assembles the results file from every cell's record, writes it and its Markdown table

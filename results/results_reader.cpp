@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "results/results_file.hpp"
 
 namespace allocstress {
@@ -44,7 +44,7 @@ nlohmann::json read_results_file(const std::filesystem::path& path) {
     throw ResultsFileError(name + ": has no \"context\" object");
   if (!j.contains("benchmarks") || !j["benchmarks"].is_array())
     throw ResultsFileError(name + ": has no \"benchmarks\" array");
-  declare_programs_of(j);  // its program workloads resolve by name (cells/program_workloads.hpp)
+  declare_programs_of(j);  // its program workloads resolve by name (cells/programs/program_workloads.hpp)
   return j;
 }
 

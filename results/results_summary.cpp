@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "platform/statistics.hpp"
 #include "results/variance_components.hpp"
@@ -234,7 +234,7 @@ void attach_net_costs(std::vector<Json>& records) {
   }
 }
 
-// The metrics a program's definition reads from its output (cells/program_cell.cpp): the names
+// The metrics a program's definition reads from its output (cells/programs/program_cell.cpp): the names
 // of params.program.metrics of the record, none for other workloads.
 std::vector<std::string> program_metric_names(const Json& record) {
   std::vector<std::string> out;

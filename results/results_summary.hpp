@@ -87,7 +87,7 @@ const nlohmann::json& metric_value(const nlohmann::json& entry, const nlohmann::
 bool is_timing_record(const nlohmann::json& record);
 // True for ok iteration records of counts cells that carry their `counts` block.
 bool is_ok_counts_record(const nlohmann::json& record);
-// True when another task ran on a worker's CPU while the record was timed (cells/interference.hpp).
+// True when another task ran on a worker's CPU while the record was timed (cells/modes/interference.hpp).
 bool is_disturbed_record(const nlohmann::json& record);
 
 // Aggregate entries for every (workload, allocator, threads) that has at least one ok record, in the order

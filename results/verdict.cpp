@@ -14,7 +14,7 @@
 
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
-#include "results/table_parts.hpp"
+#include "results/tables/table_parts.hpp"
 
 namespace allocstress::table_parts {
 

@@ -6,7 +6,7 @@
 // with the void baseline of the same workload and threads (the net figure pairs them by
 // repetition), interleaved in a shuffled order (seeded by the round).  A cell is settled when
 //   - it has at least the planned number of undisturbed ok processes (disturbed ones, see
-//     cells/interference.hpp, are left out of the aggregates and so re-run here) and at least
+//     cells/modes/interference.hpp, are left out of the aggregates and so re-run here) and at least
 //     kMinSettledProcesses, and
 //   - the distribution-free interval of its median (net ns/pair where the workload is net of
 //     void, else its headline metric) has a half-width of at most target_ci of the median, or

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "platform/json_text.hpp"
-#include "platform/program_run.hpp"
-#include "platform/syscall_trace.hpp"
+#include "platform/process/program_run.hpp"
+#include "platform/profilers/syscall_trace.hpp"
 #include "run/child_command.hpp"
 
 namespace allocstress {

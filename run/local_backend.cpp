@@ -9,10 +9,10 @@
 #include <optional>
 #include <set>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "cells/record_identity.hpp"
-#include "cells/soak.hpp"
+#include "cells/modes/soak.hpp"
 #include "cells/workload_registry.hpp"
 #include "plan/cell_encoding.hpp"
 #include "results/results_file.hpp"
@@ -21,7 +21,7 @@
 #include "run/child_command.hpp"
 #include "run/memory_limit_cell.hpp"
 #include "run/misuse_battery.hpp"
-#include "platform/thp_mode.hpp"
+#include "platform/memory/thp_mode.hpp"
 #include "platform/json_text.hpp"
 #include "platform/durable_files.hpp"
 
@@ -68,7 +68,7 @@ nlohmann::json run_one_cell(const MatrixPlan& plan, const MatrixCell& cell, cons
   const std::vector<std::string> argv = run_cell_command(executable, cell_file.string());
   EnvironmentChanges env = preload_environment(a);
   env["TMPDIR"] = temp_folder.string();  // a killed cell's leftovers stay there, removed with the folder
-  const char* outer_tmpdir = std::getenv("TMPDIR");  // ... and a real program gets the user's back (cells/program_drive.cpp)
+  const char* outer_tmpdir = std::getenv("TMPDIR");  // ... and a real program gets the user's back (cells/programs/program_drive.cpp)
   env["ALLOCSTRESS_OUTER_TMPDIR"] = outer_tmpdir != nullptr ? outer_tmpdir : "";
   // --thp never without the right to set the system's mode: the cell process switches THP off for itself.
   if (plan.thp_mode_of(cell.cell) == "never" && !can_set_system_thp_mode()) env[kThpDisableVariable] = "1";
@@ -98,7 +98,7 @@ namespace {
 // How long a real program takes under callgrind (cache simulation on): about this many times its
 // own wall time, plus valgrind's start (bench/README.md, "Program counts").
 constexpr double kCallgrindSlowdown = 60, kCallgrindStartS = 1.5;
-// The kernel events' two native runs (cells/program_counts.cpp): one plain, one under strace -c.
+// The kernel events' two native runs (cells/programs/program_counts.cpp): one plain, one under strace -c.
 constexpr double kNativeRunsSlowdown = 3;
 
 // The warm-up runs of the program workloads (MatrixPlan::warmup_runs), before any measured cell:

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "plan/matrix_plan.hpp"
 #include "results/results_journal.hpp"
 #include "results/results_output.hpp"

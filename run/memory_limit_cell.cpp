@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "plan/memory_limit_spec.hpp"
-#include "platform/memory_cgroup.hpp"
+#include "platform/memory/memory_cgroup.hpp"
 #include "results/results_file.hpp"
 #include "run/local_backend.hpp"
 

@@ -1,5 +1,5 @@
 // Limited cells (CellMode::limited, plan/memory_limit_spec.hpp): one cell process in a memory
-// cgroup of its own (platform/memory_cgroup.hpp), made before the process starts and removed when
+// cgroup of its own (platform/memory/memory_cgroup.hpp), made before the process starts and removed when
 // it has ended, also when it was killed; a runner killed outright leaves its cgroups to the next
 // run, which removes them (remove_stale_limit_cgroups).
 //
@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/matrix_plan.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "results/results_journal.hpp"
 
 namespace allocstress {

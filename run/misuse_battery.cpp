@@ -7,7 +7,7 @@
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "allocators/safety/conformance.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/errors.hpp"
 
 namespace allocstress {

@@ -62,7 +62,7 @@ ConformanceCheck run_conformance_check(const AllocatorSpec& allocator, double ti
 
 // Runs `cases` under each allocator in turn (drop-ins only; the caller filters), calling
 // `progress` with one line per allocator.  Stops early (returning what it has) when interrupted()
-// (platform/child_process.hpp).
+// (platform/process/child_process.hpp).
 SafetyReport run_misuse_battery(const std::vector<AllocatorSpec>& allocators, const std::vector<MisuseCase>& cases,
                                 const MisuseOptions& options, const std::function<void(const std::string&)>& progress);
 

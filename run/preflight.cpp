@@ -6,7 +6,7 @@
 
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "plan/cell_encoding.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
 #include "run/child_command.hpp"

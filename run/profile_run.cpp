@@ -15,7 +15,7 @@
 #include "results/record_printing.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "results/results_journal.hpp"
-#include "platform/syscall_trace.hpp"
+#include "platform/profilers/syscall_trace.hpp"
 #include "platform/json_text.hpp"
 
 namespace allocstress {

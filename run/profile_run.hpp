@@ -14,7 +14,7 @@
 
 #include "allocators/allocator_catalog.hpp"
 #include "cells/cell.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 
 namespace allocstress {
 

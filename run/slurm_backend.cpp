@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/errors.hpp"
 #include "platform/machine_context.hpp"
 #include "results/results_journal.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "allocators/allocator_catalog.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 
 namespace allocstress {
 

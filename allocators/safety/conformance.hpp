@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 
 namespace allocstress {
 

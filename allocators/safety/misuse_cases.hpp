@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 
 namespace allocstress {
 

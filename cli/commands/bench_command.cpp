@@ -6,18 +6,18 @@
 #include <ctime>
 #include <iostream>
 
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
 #include "cli/commands/program_study.hpp"
 #include "plan/planner.hpp"
-#include "platform/child_process.hpp"
-#include "platform/elf_linkage.hpp"
+#include "platform/process/child_process.hpp"
+#include "platform/process/elf_linkage.hpp"
 #include "platform/machine_context.hpp"
-#include "platform/program_run.hpp"
-#include "platform/shell_words.hpp"
+#include "platform/process/program_run.hpp"
+#include "platform/process/shell_words.hpp"
 #include "results/results_reader.hpp"
 #include "run/child_command.hpp"
 #include "run/preflight.hpp"

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "cli/common.hpp"
-#include "platform/cost_measurements.hpp"
+#include "platform/profilers/cost_measurements.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/errors.hpp"
 #include "platform/json_text.hpp"

@@ -4,7 +4,7 @@
 //
 //   allocstress calibrate RUN1.json RUN2.json [RUN3.json ...] [-o FILE] [--level 0.95]
 //
-// With --costs it measures this machine's costs instead (platform/cost_measurements.hpp) and
+// With --costs it measures this machine's costs instead (platform/profilers/cost_measurements.hpp) and
 // writes the machine-costs file that the counts tier's estimated cycles use on this host
 // (results/machine_costs.hpp):
 //

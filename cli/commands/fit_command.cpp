@@ -14,7 +14,7 @@
 #include "cli/common.hpp"
 #include "cli/name_checks.hpp"
 #include "plan/planner.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/machine_context.hpp"
 #include "run/preflight.hpp"
 #include "results/fit_evaluation.hpp"

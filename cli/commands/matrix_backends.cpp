@@ -10,11 +10,11 @@
 #include "cli/commands/python_commands.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
 #include "platform/machine_context.hpp"
-#include "platform/process_lock.hpp"
+#include "platform/process/process_lock.hpp"
 #include "run/local_backend.hpp"
 #include "run/slurm_backend.hpp"
 

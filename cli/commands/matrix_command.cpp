@@ -9,7 +9,7 @@
 #include "cli/name_checks.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/durable_files.hpp"
 #include "platform/json_text.hpp"
 #include "run/child_command.hpp"

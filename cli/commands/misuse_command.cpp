@@ -19,7 +19,7 @@
 #include "platform/topology.hpp"
 #include "results/results_file.hpp"
 #include "results/results_output.hpp"
-#include "results/results_table.hpp"
+#include "results/tables/results_table.hpp"
 #include "run/misuse_battery.hpp"
 
 namespace allocstress {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "allocators/drop_in/allocator_fingerprint.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "cli/commands.hpp"
 #include "platform/machine_context.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "results/results_output.hpp"
 
 namespace allocstress {

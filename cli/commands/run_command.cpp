@@ -14,7 +14,7 @@
 #include "plan/presets.hpp"
 #include "plan/thread_list.hpp"
 #include "plan/workload_params.hpp"
-#include "platform/thp_mode.hpp"
+#include "platform/memory/thp_mode.hpp"
 #include "run/cell_process.hpp"
 
 namespace allocstress {

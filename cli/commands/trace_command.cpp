@@ -13,7 +13,7 @@
 #include <set>
 
 #include "cli/name_checks.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "allocators/drop_in/malloc_provider.hpp"
 #include "run/child_command.hpp"
 #include "trace/trace_reader.hpp"

@@ -63,7 +63,7 @@ expect_error 2 "invalid --level" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2
 expect_error 2 "exists and is not a calibration file" -- "$ALLOCSTRESS" calibrate "$T/r1.json" "$T/r2.json" --level 0.9 -o "$T/r3.json"
 [ ! -e "$T/x.json" ] && cells_of "$T/r3.json" >/dev/null && pass || fail "a refused calibrate wrote or replaced a file"
 
-# Machine costs (calibrate --costs, platform/cost_measurements.hpp): every cost measured, a median
+# Machine costs (calibrate --costs, platform/profilers/cost_measurements.hpp): every cost measured, a median
 # inside its interval, in the cycle counter's ticks; --if-missing leaves this host's file alone.
 "$ALLOCSTRESS" calibrate --costs --repeats 5 -o "$T/costs.json" >"$T/out" 2>"$T/err" && grep -q "^written: $T/costs.json" "$T/out" && pass \
   || fail "calibrate --costs failed: $(cat "$T/out" "$T/err" | tail -3)"

@@ -1,5 +1,5 @@
 # ctest: labels=cli timeout=600 env=@cli serial
-# Real-program workloads (cells/program_cell.cpp): a tiny matrix of prog-lua and prog-sqlite3 on
+# Real-program workloads (cells/programs/program_cell.cpp): a tiny matrix of prog-lua and prog-sqlite3 on
 # system, jemalloc and pool -- pool refused (in-tree), each drop-in measured in fresh program
 # processes whose probe lines show the preload reached them, schema-valid records with the program metrics, a
 # table and verdict lines (wall time; memory by peak RSS) -- and a program that is not installed

@@ -1,5 +1,5 @@
-// libFuzzer target for callgrind's output as allocstress reads it (platform/callgrind_profile.hpp:
-// the counts tier, program counts; platform/cache_simulation.hpp: `--cache-sim`'s figures).
+// libFuzzer target for callgrind's output as allocstress reads it (platform/profilers/callgrind_profile.hpp:
+// the counts tier, program counts; platform/profilers/cache_simulation.hpp: `--cache-sim`'s figures).
 //
 // Contract: read_callgrind_profile(path) and simulated_cache_figures(path) on any bytes either
 // return or throw std::runtime_error naming the file.  A returned profile has one total per
@@ -8,9 +8,9 @@
 // under the drop-in rule (calls out of the workload's object) and the program rule (calls into an
 // allocator object, and glibc's malloc family by name).  Any other exception, a crash, a
 // sanitizer report, a leak, a timeout or an allocation beyond libFuzzer's limit is a finding.
-#include "platform/cache_simulation.hpp"
-#include "platform/callgrind_profile.hpp"
-#include "platform/instruction_counts.hpp"
+#include "platform/profilers/cache_simulation.hpp"
+#include "platform/profilers/callgrind_profile.hpp"
+#include "platform/profilers/instruction_counts.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {

@@ -20,10 +20,10 @@ LAYERS := platform allocators trace workloads cells plan results
 # the planner, machine-cost measurement, the results' tables and output.  A harness that comes to
 # need one fails to link, naming its symbol: take the file off this list.
 UNUSED := trace/tracer/% trace/trace_totals.cpp allocators/safety/% cells/metrics/metric_catalogue.cpp \
-  plan/memory_limit_spec.cpp plan/planner.cpp plan/presets.cpp plan/thread_list.cpp platform/cost_measurements.cpp \
-  platform/memory_cgroup.cpp results/%_tables.cpp results/fit_evaluation.cpp results/record_printing.cpp \
-  results/reproduction_table.cpp results/results_file.cpp results/results_merge.cpp results/results_output.cpp \
-  results/results_table.cpp results/verdict.cpp workloads/lifetimes/trace_fit%.cpp
+  plan/memory_limit_spec.cpp plan/planner.cpp plan/presets.cpp plan/thread_list.cpp platform/profilers/cost_measurements.cpp \
+  platform/memory/memory_cgroup.cpp results/tables/%_tables.cpp results/fit_evaluation.cpp results/record_printing.cpp \
+  results/tables/reproduction_table.cpp results/results_file.cpp results/results_merge.cpp results/results_output.cpp \
+  results/tables/results_table.cpp results/verdict.cpp workloads/lifetimes/trace_fit%.cpp
 SOURCES := $(sort $(filter-out $(addprefix $(SRC)/,$(UNUSED)),$(foreach d,$(LAYERS),$(shell find $(SRC)/$(d) -name '*.cpp'))))
 OBJECTS := $(patsubst $(SRC)/%.cpp,$(OUT)/obj/%.o,$(SOURCES)) $(OUT)/obj/fleet_profile_data.o
 

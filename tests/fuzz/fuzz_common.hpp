@@ -25,7 +25,7 @@
 #include <string>
 #include <typeinfo>
 
-#include "cells/program_workloads.hpp"
+#include "cells/programs/program_workloads.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace allocstress::fuzz {
@@ -89,7 +89,7 @@ bool within_contract(const char* parser, F&& parse) {
 }
 
 // Program workloads are declared process-wide by whatever reads a plan, cell, journal or
-// results (cells/program_workloads.hpp): each input starts with none, as a fresh process does.
+// results (cells/programs/program_workloads.hpp): each input starts with none, as a fresh process does.
 inline void fresh_process_state() { forget_declared_programs(); }
 
 // The importers' harnesses (steve_import_fuzz.cpp, heaptrack_import_fuzz.cpp).  Contract

@@ -1,4 +1,4 @@
-// libFuzzer target for strace's output as allocstress reads it (platform/syscall_trace.hpp): the
+// libFuzzer target for strace's output as allocstress reads it (platform/profilers/syscall_trace.hpp): the
 // trace of a cell's measured phase (`strace -f -T`, between the phase markers) and the summary
 // table of a real program's run (`strace -f -c`).  Each input is read as both.
 //
@@ -8,7 +8,7 @@
 // kernel_events block -- throws nothing and turns into JSON text.  Any other exception, a crash,
 // a sanitizer report, a leak, a timeout or an allocation beyond libFuzzer's limit is a finding.
 #include "platform/json_text.hpp"
-#include "platform/syscall_trace.hpp"
+#include "platform/profilers/syscall_trace.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 namespace {

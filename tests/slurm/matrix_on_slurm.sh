@@ -28,7 +28,7 @@ grep -q "6 cells, 6 done, 0 failed, 0 running, 0 pending, 0 lost, 0 not submitte
 a=$(cells_of "$T/slurm.json") && b=$(cells_of "$T/local.json") && [ "$a" = "$b" ] && [ "$(grep -c $'\tok\t' <<<"$a")" = 6 ] && pass ||
   fail "merged Slurm cells differ from the local backend's: $a / $b"
 # The array's tasks may share the node's PUs: a process whose worker another task displaced is
-# disturbed (cells/interference.hpp) and counted apart, so "reps ok" reads "2" or "1 (+1 disturbed)",
+# disturbed (cells/modes/interference.hpp) and counted apart, so "reps ok" reads "2" or "1 (+1 disturbed)",
 # or the cell is listed under "Not measured" when both were.
 grep -Eq '^(\| pool \| 1 \| (2|1 \(\+1 disturbed\)) \||- pool x alloc-test at 1 threads: 2 cell\(s\) disturbed: )' "$T/slurm.md" && pass ||
   fail "merged table: $(cat "$T/slurm.md")"

@@ -35,7 +35,7 @@
 //
 // Checkpoints: where every thread meets the others at an untimed barrier and the process RSS and
 // the threads' live bytes are read (ramp: N/2; plateau: end of the rise; peak: each peak and the
-// end of each drop, then a pause of pause_ms with RSS sampled; cells/phase_cell.cpp).
+// end of each drop, then a pause of pause_ms with RSS sampled; cells/phases/phase_cell.cpp).
 //
 // The operation stream is a pure function of (parameters, seed, thread): same seed, same ops
 // (op_stream_hash over (array index, malloc/free, size), as alloc-test), on every allocator.
@@ -264,7 +264,7 @@ PhaseThreadOutcome run_phase_thread(A& alloc, PhaseBlocks& blocks, const PhasePl
 }
 
 // `ops` more ops holding the plan's final target on `blocks` after run_phase_thread (a soak,
-// cells/soak.hpp), continuing from its outcome `carry` (counts, live bytes, op hash).  The op
+// cells/modes/soak.hpp), continuing from its outcome `carry` (counts, live bytes, op hash).  The op
 // stream goes on from `rng`; nothing is sampled.
 template <Allocator A, class Sizes>
 PhaseThreadOutcome hold_phase_thread(A& alloc, PhaseBlocks& blocks, const PhasePlan& plan, const Sizes& sizes, WorkloadRng& rng,

@@ -11,7 +11,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "platform/program_run.hpp"
+#include "platform/process/program_run.hpp"
 #include "workloads/programs/generated_text.hpp"
 #include "workloads/programs/program_inputs.hpp"
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "platform/child_process.hpp"
-#include "platform/program_run.hpp"
+#include "platform/process/child_process.hpp"
+#include "platform/process/program_run.hpp"
 #include "workloads/programs/generated_text.hpp"
 
 namespace allocstress {

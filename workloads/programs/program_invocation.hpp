@@ -3,7 +3,7 @@
 // the definition, the cell's parameters (seed, work, program threads) and the prepared inputs,
 // except that bare program names are looked up on the machine (program_search_path()).
 //
-// The cell's parameters (cells/program_cell.cpp) are {"program": DEFINITION, "work": PCT,
+// The cell's parameters (cells/programs/program_cell.cpp) are {"program": DEFINITION, "work": PCT,
 // "program_threads": N, "seed": S}; its inputs {"folder": DIR, "input": FILE} once prepared.
 #pragma once
 

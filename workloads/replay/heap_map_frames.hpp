@@ -2,7 +2,7 @@
 // spaced over the trace's merged (recorded) order, and the blocks live at one of them at least.
 // Built with the program (the cell's `prepare`), saved beside it, and read by the replay cell
 // after its measured phase, which then looks the blocks' addresses up in its slot table
-// (cells/heap_map.hpp bins them).  Blocks born and dead between two frames are not listed.
+// (cells/traces/heap_map.hpp bins them).  Blocks born and dead between two frames are not listed.
 #pragma once
 
 #include <cstdint>

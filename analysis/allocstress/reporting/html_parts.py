@@ -55,7 +55,7 @@ def _table_html(rows: list[str]) -> str:
 
 def markdown_lines_html(markdown: str) -> str:
     """The Markdown subset of the C++ verdict, reproduction section and counts tables
-    (results/verdict.cpp, results/reproduction_table.cpp, results/mode_tables.cpp) as HTML: "### " headings are dropped (the caller titles the
+    (results/verdict.cpp, results/tables/reproduction_table.cpp, results/tables/mode_tables.cpp) as HTML: "### " headings are dropped (the caller titles the
     section "Verdict"; "### Verdict" is dropped and other headings become <h3>), "- " lines
     become a list, "|" lines a table, other lines paragraphs."""
     parts, items, rows = [], [], []

@@ -3,7 +3,7 @@ opens offline, plus the tables as Markdown, LaTeX and CSV and the figures as PNG
 it.  It opens with the verdict, states the uncertainty (intervals named with their level and
 method, CV, significance), every per-cell warning under the table showing the cell, the machine
 and its warnings, and the exact command lines.  The figures are figure_sections.py's; the counts tier's
-tables are the C++ ones (results/mode_tables.cpp).  The workloads beyond alloc-test get their metrics
+tables are the C++ ones (results/tables/mode_tables.cpp).  The workloads beyond alloc-test get their metrics
 tables and, for the memory phases, RSS over time (workload_sections.py).  Replay records'
 allocstats series are drawn as memory over the trace, and their heap maps (replay --heap-map) as
 time x address images; traces given with --trace get a section of their own (summary, sizes,
@@ -155,12 +155,12 @@ def _markdown_sections(runs: Runs, render, title: str) -> list[str]:
 
 
 def _counts_sections(runs: Runs) -> list[str]:
-    """The counts tier's tables (results/mode_tables.cpp)."""
+    """The counts tier's tables (results/tables/mode_tables.cpp)."""
     return _markdown_sections(runs, _core.counts_markdown, "Counts tier: a model of the clock, the same on every run")
 
 
 def _memory_sections(runs: Runs) -> list[str]:
-    """The memory tables (results/memory_tables.cpp): outcomes under a memory limit, the ageing penalty, the THP
+    """The memory tables (results/tables/memory_tables.cpp): outcomes under a memory limit, the ageing penalty, the THP
     modes, the soak cells."""
     return _markdown_sections(runs, _core.memory_markdown, "Memory beside speed")
 

@@ -1,6 +1,6 @@
 """Memory over a soak: per-bin RSS growth and hugepage coverage per allocator, as small multiples.
 
-Model: a soak record (mode soak, cells/soak.hpp; one process per (workload, allocator, threads),
+Model: a soak record (mode soak, cells/modes/soak.hpp; one process per (workload, allocator, threads),
 its measured phase lasting the --soak duration) carries `soak.bins`: per complete bin of `bin_s`
 seconds, the medians of its readings of RSS growth (RSS minus RSS before the measured phase,
 bytes) and hugepage coverage (AnonHugePages / Anonymous, null where no reading had anonymous

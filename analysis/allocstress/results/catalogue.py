@@ -53,7 +53,7 @@ def workload(name: str) -> dict | None:
     bench --name churn` -- is an instance of the registry's one `program` entry once declared:
     the shipped programs file's names are declared when _core is imported, the others by reading
     a results file that carries them (a record whose params hold a `program` definition, or
-    context.plan.workload_params[NAME].program; cells/program_workloads.hpp)."""
+    context.plan.workload_params[NAME].program; cells/programs/program_workloads.hpp)."""
     resolved = _core.resolve_workload(name)
     return None if resolved is None else _by_name().get(resolved)
 

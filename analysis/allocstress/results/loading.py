@@ -105,7 +105,7 @@ def load_runs(paths: list[str]) -> Runs:
 
 
 def is_disturbed(entry: dict) -> bool:
-    """Whether another task ran on a worker's CPU while the record was timed (cells/interference.hpp):
+    """Whether another task ran on a worker's CPU while the record was timed (cells/modes/interference.hpp):
     such records are left out of every figure, as the C++ aggregates leave them out."""
     return bool((entry.get("interference") or {}).get("disturbed"))
 

@@ -17,7 +17,7 @@ A case is caught when its outcome class says `caught` (C++ owns that rule: detec
 
 A non-conforming allocator (it breaks malloc's contract, e.g. misaligned blocks) is measured but
 left out of every ranking: nonconforming_allocators() names them from the records' `nonconforming`,
-the plan's allocators and the section, as the C++ verdict does (results/safety_tables.cpp)."""
+the plan's allocators and the section, as the C++ verdict does (results/tables/safety_tables.cpp)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Replay records' heap maps (`replay --heap-map N`; fields in results/README.md, binning in
-cells/heap_map.hpp): where the blocks live at N points of the trace lay in the replay's address
+cells/traces/heap_map.hpp): where the blocks live at N points of the trace lay in the replay's address
 space, on a compacted address axis (the touched 64 KiB chunks in address order, grouped into at
 most 512 bins), with live, spanned and fragmentation per frame."""
 

@@ -1,6 +1,6 @@
 // The heap map's binning on constructed blocks with known answers: chunks, spans and bins, live
 // fractions per frame, live / spanned bytes and fragmentation, overlaps, and the record's encoding.
-#include "cells/heap_map.hpp"
+#include "cells/traces/heap_map.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The disturbance rules of a measured phase (cells/interference.hpp).
-#include "cells/interference.hpp"
+// The disturbance rules of a measured phase (cells/modes/interference.hpp).
+#include "cells/modes/interference.hpp"
 
 #include <gtest/gtest.h>
 

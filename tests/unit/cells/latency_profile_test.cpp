@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cells/profiling/latency_profile.hpp"
-#include "platform/syscall_trace.hpp"
+#include "platform/profilers/syscall_trace.hpp"
 
 namespace allocstress {
 namespace {

@@ -1,5 +1,5 @@
 // Placement metrics on constructed node layouts with known answers.
-#include "cells/placement_metrics.hpp"
+#include "cells/placement/placement_metrics.hpp"
 
 #include <gtest/gtest.h>
 

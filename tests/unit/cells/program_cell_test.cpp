@@ -1,4 +1,4 @@
-// The `program` registry entry (cells/program_cell.cpp) with the shipped programs' definitions:
+// The `program` registry entry (cells/programs/program_cell.cpp) with the shipped programs' definitions:
 // prepare writes the generated input, the invocation runs standalone (a server as its traced bash
 // driver), refusals (in-tree, void, static binaries, missing programs) and thread rules.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include "plan/presets.hpp"
 #include "plan/programs_file.hpp"
 #include "plan/workload_params.hpp"
-#include "platform/child_process.hpp"
-#include "platform/program_run.hpp"
+#include "platform/process/child_process.hpp"
+#include "platform/process/program_run.hpp"
 #include "workloads/programs/program_invocation.hpp"
 
 #ifndef ALLOCSTRESS_STATIC_PROGRAM

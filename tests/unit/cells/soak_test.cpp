@@ -1,6 +1,6 @@
-// Soak cells (cells/soak.hpp): the spec's parsing and bounds, the sampler's pace, and the soak
+// Soak cells (cells/modes/soak.hpp): the spec's parsing and bounds, the sampler's pace, and the soak
 // block reduced from a known timeline: per-bin medians and the drift of a steady rise.
-#include "cells/soak.hpp"
+#include "cells/modes/soak.hpp"
 
 #include <gtest/gtest.h>
 

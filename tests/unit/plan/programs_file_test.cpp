@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "cells/workload_registry.hpp"
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/errors.hpp"
 #include "workloads/programs/program_invocation.hpp"
 

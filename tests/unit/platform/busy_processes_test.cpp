@@ -1,7 +1,7 @@
 // The environment check's busy-process sampling: the arithmetic on given snapshots and times (no
 // clock), then /proc read live -- a child that spins is listed and one that sleeps is not, where
 // the window ends when the spinner has used a set amount of CPU, not after a set time.
-#include "platform/busy_processes.hpp"
+#include "platform/process/busy_processes.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

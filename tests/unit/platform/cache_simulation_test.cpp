@@ -1,5 +1,5 @@
 // Parsing callgrind's profile into the simulated-cache block; the simulator's command line.
-#include "platform/cache_simulation.hpp"
+#include "platform/profilers/cache_simulation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "platform/cache_geometry.hpp"
-#include "platform/child_process.hpp"
+#include "platform/profilers/cache_geometry.hpp"
+#include "platform/process/child_process.hpp"
 
 namespace allocstress {
 namespace {

@@ -1,12 +1,12 @@
 // Reading a callgrind profile (self costs, calls, name compression) and the counts tier's figures.
-#include "platform/callgrind_profile.hpp"
+#include "platform/profilers/callgrind_profile.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "platform/instruction_counts.hpp"
+#include "platform/profilers/instruction_counts.hpp"
 
 namespace allocstress {
 namespace {

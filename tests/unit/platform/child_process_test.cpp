@@ -1,5 +1,5 @@
 // run_child(): exit codes, signals, timeouts and environment changes, with real processes.
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // smaps_rollup parsing, the mTHP counters of a fake folder, and live: a madvised, touched 64 MiB
 // region shows AnonHugePages (when the system mode allows it), and the sampler's bounds.
-#include "platform/hugepage_usage.hpp"
+#include "platform/memory/hugepage_usage.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -2,7 +2,7 @@
 // is not, the directory goes with the object (killing what still runs in it), a dead runner's
 // cgroups are cleared, v1 refuses `high`; and where this process's cgroups are, for several
 // hosts' /proc texts.  Needs root and a memory controller; skips with the reason otherwise.
-#include "platform/memory_cgroup.hpp"
+#include "platform/memory/memory_cgroup.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // ProcessLock: one holder per lock file, which names it; released (and the file removed) when the
 // holder lets go, and taken again then.  flock locks an open file description: a second
 // descriptor in this very process is refused like another process would be.
-#include "platform/process_lock.hpp"
+#include "platform/process/process_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

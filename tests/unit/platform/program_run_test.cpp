@@ -1,6 +1,6 @@
-// platform/program_run.hpp: a program's exit, output (hashed whole) and wait4 rusage (children
+// platform/process/program_run.hpp: a program's exit, output (hashed whole) and wait4 rusage (children
 // included); a deadline kills its whole tree.  Counts and facts, never timing.
-#include "platform/program_run.hpp"
+#include "platform/process/program_run.hpp"
 
 #include <gtest/gtest.h>
 

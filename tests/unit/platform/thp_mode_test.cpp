@@ -1,7 +1,7 @@
 // THP mode names, the `enabled` file, and ThpModeSetting's state file, signal-handler restore and
 // crashed-run repair: against a fake transparent_hugepage folder, and as root against the real one
 // (restored after each test, and checked to read as before).
-#include "platform/thp_mode.hpp"
+#include "platform/memory/thp_mode.hpp"
 
 #include <gtest/gtest.h>
 #include <grp.h>

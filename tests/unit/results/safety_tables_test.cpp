@@ -1,10 +1,10 @@
-// The misuse battery in the Markdown summary (results/safety_tables.cpp) and the verdict's rules
+// The misuse battery in the Markdown summary (results/tables/safety_tables.cpp) and the verdict's rules
 // for it: a non-conforming allocator is left out of every ranking with its reason, and each
 // allocator's detection score stands beside its cost against system.
 #include <gtest/gtest.h>
 
 #include "results/results_summary.hpp"
-#include "results/results_table.hpp"
+#include "results/tables/results_table.hpp"
 
 namespace allocstress {
 namespace {

@@ -1,15 +1,15 @@
-// The soak table and verdict line (results/soak_tables.cpp) from made-up soak records: a drifting
+// The soak table and verdict line (results/tables/soak_tables.cpp) from made-up soak records: a drifting
 // allocator named in the verdict, a flat one not, one whose drift is n/a (too few bins); soak
 // records kept out of the timing aggregates, net costs and the not-measured list; and a record
-// whose soak block comes from cells/soak.cpp itself, so the two sides agree on its shape.
+// whose soak block comes from cells/modes/soak.cpp itself, so the two sides agree on its shape.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "cells/soak.hpp"
+#include "cells/modes/soak.hpp"
 #include "results/results_summary.hpp"
-#include "results/results_table.hpp"
-#include "results/table_parts.hpp"
+#include "results/tables/results_table.hpp"
+#include "results/tables/table_parts.hpp"
 
 namespace allocstress {
 namespace {
@@ -118,7 +118,7 @@ TEST(SoakTables, SoakRecordsStayOutOfTheTimingFigures) {
   EXPECT_EQ(verdict.find("void"), std::string::npos) << verdict;
 }
 
-// The block cells/soak.cpp writes reads as this table expects: a timeline rising 1 MiB a minute
+// The block cells/modes/soak.cpp writes reads as this table expects: a timeline rising 1 MiB a minute
 // drifts 60 MiB/hour (exactly: a straight line), one that stays flat does not drift.
 TEST(SoakTables, ReadsTheBlockTheSoakCellWrites) {
   const auto timeline = [](double mib_per_minute) {

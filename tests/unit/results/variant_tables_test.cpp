@@ -1,12 +1,12 @@
-// The variant tables (results/variant_tables.cpp) from made-up records: the ageing penalty (aged
+// The variant tables (results/tables/variant_tables.cpp) from made-up records: the ageing penalty (aged
 // against warmed and fresh) and the THP modes; a verdict only where the interval of the cost ratio
 // excludes 1, each ratio's interval from both sides' intervals.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "results/results_table.hpp"
-#include "results/table_parts.hpp"
+#include "results/tables/results_table.hpp"
+#include "results/tables/table_parts.hpp"
 
 namespace allocstress {
 namespace {

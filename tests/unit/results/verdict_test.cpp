@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "results/results_summary.hpp"
-#include "results/results_table.hpp"
+#include "results/tables/results_table.hpp"
 
 namespace allocstress {
 namespace {

@@ -1,11 +1,11 @@
 // A program as data (workloads/programs/program_definition.hpp): its checks refuse what cannot
 // run and name it, placeholders expand, metrics read figures from output, the JSON form keeps
-// everything; shell-like word splitting (platform/shell_words.hpp).
+// everything; shell-like word splitting (platform/process/shell_words.hpp).
 #include "workloads/programs/program_definition.hpp"
 
 #include <gtest/gtest.h>
 
-#include "platform/shell_words.hpp"
+#include "platform/process/shell_words.hpp"
 #include "workloads/programs/program_invocation.hpp"
 
 namespace allocstress {

@@ -1,7 +1,7 @@
 // platform/program_probe.*: the counting library's exact allocation counts, as the difference
 // of two runs that differ by N calls (malloc, threads, a forked child, operator new, a C++
 // program), and a probe that writes nothing without its log variable.  Counts, never timing.
-#include "platform/program_probe.hpp"
+#include "platform/process/program_probe.hpp"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "probe_runs.hpp"
 
 namespace allocstress {

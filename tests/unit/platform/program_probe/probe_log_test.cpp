@@ -1,7 +1,7 @@
 // platform/program_probe.*, the reader: probe logs written by hand (each kind of line, exec chains,
 // malformed lines, no file) read into processes, and where the probe libraries are looked for.
 // The libraries in real processes: probe_processes_test.cpp and probe_counts_test.cpp.
-#include "platform/program_probe.hpp"
+#include "platform/process/program_probe.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "platform/sanitizer_build.hpp"
 
 namespace allocstress {

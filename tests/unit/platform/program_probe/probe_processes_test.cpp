@@ -2,7 +2,7 @@
 // which mallocs, forks, execs, spawns and _exits as told: which lines each process writes, its
 // parent chain, and where its malloc resolves (libc, a preloaded allocator, its own, a non-PIE
 // program's PLT stub).  Facts, never timing.
-#include "platform/program_probe.hpp"
+#include "platform/process/program_probe.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/child_process.hpp"
+#include "platform/process/child_process.hpp"
 #include "probe_runs.hpp"
 
 namespace allocstress {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "platform/child_process.hpp"
-#include "platform/program_probe.hpp"
+#include "platform/process/child_process.hpp"
+#include "platform/process/program_probe.hpp"
 
 namespace allocstress::probe_testing {
 

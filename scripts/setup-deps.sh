@@ -27,7 +27,7 @@ packages=(
   python3 python3-dev pybind11-dev python3-numpy python3-pandas python3-scipy python3-matplotlib
   # test-time tools: pytest, JSON-schema validation, headless Chromium for the report test
   python3-pytest python3-jsonschema python3-selenium chromium chromium-driver
-  # Google Benchmark's compare.py (tests/python/test_compare_gbench.py reads our --gbench-view with it)
+  # Google Benchmark's compare.py (tests/python/comparison/test_compare_gbench.py reads our --gbench-view with it)
   libbenchmark-tools
   # the Slurm backend's tests start a single-node Slurm (tests/slurm/localhost_slurm.sh)
   slurm-wlm munge

@@ -22,7 +22,7 @@ add_library(allocstress_test_no_malloc SHARED support/no_malloc.c)
 add_library(allocstress_test_malloc_only SHARED support/malloc_only.c)
 add_library(allocstress_test_mmap_malloc SHARED support/mmap_malloc.c)
 add_library(allocstress_test_constructor_hang SHARED support/constructor_hang.c)
-# The counts tier's independent reference (x86-64 assembly; tests/cli/counts.sh says where it is absent).
+# The counts tier's independent reference (x86-64 assembly; tests/cli/references/counts.sh says where it is absent).
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   add_library(allocstress_test_known_cost_malloc SHARED support/known_cost_malloc.c)
   add_library(allocstress_test_known_cost_malloc_padded SHARED support/known_cost_malloc.c)

@@ -39,7 +39,7 @@ def ctest_tests(build):
 def pytest_functions():
     """Test functions in tests/python (a parametrised function counts once)."""
     count = 0
-    for path in glob.glob(os.path.join(ROOT, "tests", "python", "test_*.py")):
+    for path in glob.glob(os.path.join(ROOT, "tests", "python", "**", "test_*.py"), recursive=True):
         with open(path) as f:
             count += len(re.findall(r"^def test_", f.read(), re.M))
     return count

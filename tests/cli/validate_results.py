@@ -4,7 +4,7 @@ planned iteration entry: allocator, threads, status, reason (tab-separated), for
 check; with --with-workload, the workload and mode come first.  Processes the matrix added
 beyond the plan (a timing entry whose repetition_index reaches the plan's repetitions: adaptive
 rounds, or the replacement of a disturbed process) are not listed: how many there are depends on
-the machine's noise, and tests/cli/adaptive.sh checks them.
+the machine's noise, and tests/cli/matrix/adaptive.sh checks them.
 Usage: validate_results.py SCHEMA RESULTS [--with-workload]"""
 import json
 import sys

@@ -1,5 +1,5 @@
 /* A drop-in "allocator that catches everything": the positive control of the misuse battery
- * (allocstress-safety-probe, tests/cli/safety_controls.sh).  Never measured.
+ * (allocstress-safety-probe, tests/cli/allocators/safety_controls.sh).  Never measured.
  *
  * Model: every block is a mapping of its own.  The block (its size rounded up to 16, or its
  * alignment) ends where a PROT_NONE guard page begins; a header right before it holds a magic

@@ -1,5 +1,5 @@
 /* A drop-in "allocator that catches nothing": the negative control of the misuse battery
- * (allocstress-safety-probe, tests/cli/safety_controls.sh).  Never measured.
+ * (allocstress-safety-probe, tests/cli/allocators/safety_controls.sh).  Never measured.
  *
  * Model: a bump allocator over one large reserved region (MAP_NORESERVE), which it never reuses:
  * free is a no-op for any pointer at all.  Each block is laid out as [16-byte header holding the

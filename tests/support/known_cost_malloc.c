@@ -1,5 +1,5 @@
 /* A test allocator whose costs are known in advance (x86-64 only), the independent reference of
- * the counts tier (tests/cli/counts.sh):
+ * the counts tier (tests/cli/references/counts.sh):
  *   - malloc executes exactly 6 instructions and free exactly 1, whatever the size: the counts
  *     tier's "instructions in allocator calls" must be 6 x mallocs + 1 x frees;
  *   - every block is a fresh run of whole pages of a zero-filled arena in .bss, one page for any

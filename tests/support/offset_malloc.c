@@ -1,5 +1,5 @@
 /* A drop-in allocator that hands out misaligned blocks: the conformance preflight's known
- * failures (allocstress-safety-probe conformance, tests/cli/safety_controls.sh).  Never measured.
+ * failures (allocstress-safety-probe conformance, tests/cli/allocators/safety_controls.sh).  Never measured.
  * Built twice: -DOFFSET=8 (every block 8 mod 16: not aligned to alignof(max_align_t) = 16) and
  * -DOFFSET=1 (every block 1 mod 16).
  *

@@ -1,5 +1,5 @@
 /* A drop-in allocator slow in one size class only, the independent reference of the profile run's
- * latency by class (cells/profiling/latency_profile.*; tests/cli/latency_reference.sh).
+ * latency by class (cells/profiling/latency_profile.*; tests/cli/references/latency_reference.sh).
  *
  * Model: it forwards to glibc's __libc_malloc family, and malloc(n) for n in [SLOW_FROM,
  * SLOW_TO] (1024..65536 bytes: the profile run's "medium" class here, see below) first spins on

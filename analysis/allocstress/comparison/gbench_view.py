@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import statistics as pystats
 
-from .. import _core
+import allocstress._core as _core
 from ..results import catalogue
 from ..results.records import BASELINE
 from ..results.loading import is_disturbed

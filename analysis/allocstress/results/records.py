@@ -7,7 +7,7 @@ Contract: nothing here changes a value; a malformed field raises ResultsError na
 
 from __future__ import annotations
 
-from .. import _core
+import allocstress._core as _core
 from .loading import ResultsError, Runs, is_disturbed
 
 # The baseline and reference allocators' names, as the C++ defines them (cells/record_identity.hpp).

@@ -141,6 +141,11 @@ std::string debian_package_version(const std::string& package) {
   return rc == 0 && n > 0 ? std::string(buf, n) : "unknown";
 }
 
+AllocatorSpec with_installed_version(AllocatorSpec spec) {
+  if (spec.kind != AllocatorKind::in_tree) spec.version = debian_package_version(spec.package);
+  return spec;
+}
+
 AllocatorCatalog::AllocatorCatalog(const fs::path& manifest) : manifest_(manifest) {
   for (const auto& name : in_tree_allocator_names())
     specs_.push_back(AllocatorSpec{name, AllocatorKind::in_tree, "", "", "-", "allocstress " ALLOCSTRESS_VERSION, "in-tree", "", {}});

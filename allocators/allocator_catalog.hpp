@@ -102,6 +102,12 @@ std::filesystem::path resolve_library(const std::string& library);
 // The installed version of a Debian package ("unknown" when dpkg does not know it or for "-").
 std::string debian_package_version(const std::string& package);
 
+// `spec` as a cell carries it: with its version (an in-tree backend's own, a drop-in's installed
+// Debian package version).  The planner and `run` resolve through this one function, so that a
+// cell planned by `matrix` and the same cell given as `run` flags hold the same allocator -- the
+// counts tier depends on it: the cell file's length moves the measured process's heap.
+AllocatorSpec with_installed_version(AllocatorSpec spec);
+
 // The catalogue of `manifest` ("" = the default), plus allocators added as NAME=PATH[,VAR=VALUE...], after
 // checking the in-tree backends' tuning variables.  Every problem is a UsageError
 // (platform/errors.hpp): bad input, one line.

@@ -142,8 +142,7 @@ void plan_allocators(MatrixPlan& plan, const PlanRequest& r, const AllocatorCata
   const unsigned max_threads = *std::max_element(plan.thread_counts.begin(), plan.thread_counts.end());
   for (const auto& spec : catalog.all()) {  // catalogue order: void first
     if (std::find(wanted.begin(), wanted.end(), spec.name) == wanted.end()) continue;
-    AllocatorSpec a = spec;
-    a.version = a.kind == AllocatorKind::in_tree ? spec.version : debian_package_version(a.package);
+    AllocatorSpec a = with_installed_version(spec);
     const bool asked = (explicit_list && r.allocators != kAllAllocators) || a.origin == "command line";
     if (!a.available()) {
       if (asked) throw UsageError("allocator '" + a.name + "' cannot run: " + a.unavailable_reason);

@@ -154,7 +154,7 @@ int RunCommand::execute() {
     Cell cell = cell_from_flags(*this);
     const std::vector<std::string> added =
         cell.allocator_library.empty() ? std::vector<std::string>{} : std::vector{cell.allocator + "=" + cell.allocator_library};
-    cell.resolved = load_catalog(cell.manifest, added).find_or_suggest(cell.allocator);  // resolved once: a re-executed cell carries it
+    cell.resolved = with_installed_version(load_catalog(cell.manifest, added).find_or_suggest(cell.allocator));  // resolved once, as the planner does: a re-executed cell carries it
     checked = checker.check(cell);
   }
   if (checked.cell.mode == CellMode::thp) require_thp_mode(checked.cell.thp_mode);

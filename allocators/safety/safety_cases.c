@@ -153,7 +153,7 @@ static void* thread_follow(void* first) {
   follow_mallocs((size_t)(uintptr_t)first, 8, BLOCK, NULL, 0, NULL);
   return NULL;
 }
-static void run_thread(void* (*body)(void*), size_t arg) {
+static void run_on_new_thread(void* (*body)(void*), size_t arg) {
   pthread_t t;
   const int rc = pthread_create(&t, NULL, body, (void*)(uintptr_t)arg);
   if (rc != 0) {
@@ -167,11 +167,11 @@ static void run_thread(void* (*body)(void*), size_t arg) {
 }
 static void case_double_free_threads(void) {
   step("setup");
-  run_thread(thread_allocate_free, 0);
-  run_thread(thread_free_again, 0); /* prints step misuse */
+  run_on_new_thread(thread_allocate_free, 0);
+  run_on_new_thread(thread_free_again, 0); /* prints step misuse */
   step("follow");
-  run_thread(thread_follow, 0);
-  run_thread(thread_follow, 8);
+  run_on_new_thread(thread_follow, 0);
+  run_on_new_thread(thread_follow, 8);
   outcome("silent", "no block handed out twice");
 }
 

@@ -234,10 +234,10 @@ class XThreadLoop {
 
   // No more pushes from here; free everything the predecessor still hands over.
   void finish() {
-    to_.close();
+    to_.end_pushes();
     Backoff backoff;
     for (;;) {
-      const bool closed = from_.closed();  // read before the drain: a closed queue's pushes are all visible
+      const bool closed = from_.pushes_ended();  // read before the drain: a closed queue's pushes are all visible
       if (drain() != 0) {
         waits_.end();
         backoff.reset();

@@ -11,8 +11,8 @@
 //   try_push(e)   producer: false when the queue is full (nothing written); never blocks.
 //   drain(f)      consumer: pops every entry visible now, calling f(entry) in push order, and
 //                 returns how many; the slots are given back to the producer after the last f.
-//   close()       producer: it will push no more (release: every earlier push is visible to a
-//                 consumer that sees closed()).
+//   end_pushes()  producer: it will push no more (release: every earlier push is visible to a
+//                 consumer that sees pushes_ended()).
 // Positions are 64-bit counters (never wrap in practice); each side keeps its own wrapped index
 // and a cached copy of the other side's counter, so a push or a drain touches the shared cache
 // line of the other side only when its cached copy says "full" / on every drain (one load).
@@ -116,8 +116,8 @@ class HandoffQueue {
     return n;
   }
 
-  void close() { closed_.store(true, std::memory_order_release); }
-  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  void end_pushes() { closed_.store(true, std::memory_order_release); }
+  bool pushes_ended() const { return closed_.load(std::memory_order_acquire); }
   std::uint64_t capacity() const { return capacity_; }
 
  private:

@@ -95,9 +95,9 @@ TEST(CrossThreadQueue, KeepsOrderRefusesWhenFullAndWrapsAround) {
     q.drain([&](const HandoffQueue::Entry& e) { EXPECT_EQ(e.size, next_out++); });
   }
   EXPECT_EQ(next_in, next_out);
-  EXPECT_FALSE(q.closed());
-  q.close();
-  EXPECT_TRUE(q.closed());
+  EXPECT_FALSE(q.pushes_ended());
+  q.end_pushes();
+  EXPECT_TRUE(q.pushes_ended());
 }
 
 TEST(CrossThreadQueue, TwoThreadsPassEveryEntryOnceInOrder) {
@@ -110,11 +110,11 @@ TEST(CrossThreadQueue, TwoThreadsPassEveryEntryOnceInOrder) {
     if (i == 0) {
       for (std::uint64_t k = 0; k < kEntries; ++k)
         while (!q.try_push({nullptr, k})) backoff.pause();
-      q.close();
+      q.end_pushes();
       return;
     }
     for (;;) {
-      const bool closed = q.closed();
+      const bool closed = q.pushes_ended();
       q.drain([&](const HandoffQueue::Entry& e) { in_order = in_order && e.size == received++; });
       if (closed) break;
       backoff.pause();

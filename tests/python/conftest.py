@@ -10,12 +10,6 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-# The test files live in one subfolder per layer of the package (results, tables, figures,
-# comparison); a few import constructed inputs from another's module (test_traces' HAND, say), so
-# every subfolder is importable from any test, as the files were when they stood in one folder.
-for _folder in sorted(os.scandir(os.path.dirname(os.path.abspath(__file__))), key=lambda e: e.name):
-    if _folder.is_dir() and not _folder.name.startswith(("_", ".")):
-        sys.path.insert(0, _folder.path)
 import skip_policy  # noqa: E402  (tests/skip_policy.py: the skip check of scripts/run-tests.sh)
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")

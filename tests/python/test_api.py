@@ -27,7 +27,7 @@ from allocstress.results import frame
 from allocstress.results.loading import ResultsError
 
 from conftest import DATA, GOLDEN, iteration_entries, write_variant
-from test_traces import HAND, write
+from constructed import HAND, write
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 STRUCTURES = os.path.join(DATA, "structures-tiny.json")

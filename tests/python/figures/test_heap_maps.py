@@ -14,7 +14,7 @@ from allocstress.tracing import heap_maps
 from allocstress.results.loading import ResultsError
 from allocstress.reporting.report import write_report
 
-from test_traces import replay_results
+from constructed import replay_results
 
 
 def heap_map_field(frames=4, bins=3):

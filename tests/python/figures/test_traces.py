@@ -4,7 +4,6 @@ trace and replay sections (also through the real CLI, including bad traces).
 Every trace here is constructed by the test (write_trace) with a known answer; the replay records
 with allocstats are constructed test fixtures, not measurements."""
 
-import json
 import os
 import re
 import subprocess
@@ -17,39 +16,12 @@ from allocstress.results.loading import ResultsError
 from allocstress.reporting.report import write_report
 
 from conftest import GOLDEN
+from constructed import HAND, OPS, replay_results, write
 
 ALLOCSTRESS = os.environ.get("ALLOCSTRESS")
-OPS = list(_core.trace_op_names)
 FIELDS = ("tsc", "address", "old_address", "size", "alignment")
 
 
-def write(path, events, **kwargs):
-    """Writes events given as (tsc, thread, op name, address, old_address, size[, alignment]) tuples."""
-    rows = [tuple(e) + (0,) * (7 - len(e)) for e in events]
-    col = lambda i: np.array([r[i] for r in rows], dtype=np.uint64)  # noqa: E731
-    _core.write_trace(str(path), col(1), np.array([OPS.index(r[2]) for r in rows], dtype=np.uint64), col(0), col(3), col(4),
-                      col(5), col(6), **kwargs)
-    return str(path)
-
-
-# The hand-built trace of the lifetime tests: two threads, every matching rule once.
-#   (tsc, thread, op, address, old_address, size)
-HAND = [
-    (10, 0, "malloc", 0x1000, 0, 100),        # 0  b0
-    (20, 0, "malloc", 0x2000, 0, 200),        # 1  b1
-    (30, 1, "free", 0x1000, 0, 0),            # 2  b0 freed by the other thread
-    (40, 0, "realloc", 0x3000, 0x2000, 300),  # 3  b1 reallocated -> b2
-    (50, 0, "free", 0x9999, 0, 0),            # 4  unmatched free
-    (60, 1, "malloc", 0x1000, 0, 50),         # 5  b3 (address of b0 reused), live at the end
-    (70, 0, "free", 0, 0, 0),                 # 6  free(NULL)
-    (80, 1, "malloc", 0, 0, 1 << 40),         # 7  failed allocation
-    (90, 0, "realloc", 0, 0x3000, 0),         # 8  realloc(b2, 0): b2 ends
-    (100, 1, "malloc", 0x4000, 0, 8),         # 9  b4, lost at event 10
-    (110, 0, "malloc", 0x4000, 0, 16),        # 10 b5 at a live address, live at the end
-    (120, 1, "realloc", 0x5000, 0x7777, 64),  # 11 unmatched realloc -> b6, live at the end
-    (130, 0, "realloc", 0, 0x1000, 10),       # 12 failed realloc: b3 stays live
-    (140, 1, "realloc", 0x5000, 0x5000, 128), # 13 in place: b6 reallocated -> b7, live at the end
-]
 
 
 @pytest.fixture
@@ -245,30 +217,6 @@ def test_subsample_is_reproducible_and_bounded():
 
 
 # --- replay allocstats and the report ------------------------------------------------------
-
-def replay_results(tmp_path, trace_path, change=None):
-    """TEST FIXTURE (constructed, not measured): the golden file plus replay records with
-    allocstats rows of the documented shape, for void, system and jemalloc, two repetitions."""
-    doc = json.load(open(GOLDEN))
-    columns = list(traces.ALLOCSTATS_COLUMNS)
-    for allocator, factor in (("void", 0.0), ("system", 1.5), ("jemalloc", 1.2)):
-        for rep in range(2):
-            rows, maxmem = [], 0
-            for k in range(0, 13, 2):
-                used = 100 * k + rep  # rep shifts the series: the report must take repetition 0
-                rss = used * factor
-                maxmem = max(maxmem, rss)
-                rows.append([k, used, rss, rss - used, maxmem, 40 + 10 * factor])
-            doc["benchmarks"].append({
-                "run_type": "iteration", "workload": "replay", "allocator": allocator, "threads": 2, "repetition_index": rep,
-                "status": "ok", "reason": None, "params": {"trace": trace_path}, "cycles_per_op": 100.0,
-                "allocstats": {"every": 2, "columns": columns, "rows": rows}})
-    if change:
-        change(doc)
-    path = tmp_path / "replay.json"
-    path.write_text(json.dumps(doc))
-    return str(path)
-
 
 def test_allocstats_groups_take_the_first_repetition(tmp_path):
     import allocstress

@@ -13,7 +13,7 @@ from allocstress.tabulation import structures, tables
 from allocstress.tabulation import workload_metrics as wm
 
 from conftest import write_variant
-from test_workload_metrics import constructed_results
+from constructed import STRUCTURES, constructed_results
 
 REGISTRY = _core.workloads()
 CATALOGUE = _core.metric_catalogue()
@@ -69,7 +69,6 @@ def test_summary_columns_are_the_catalogue_definitions(golden):
 
 
 def test_structure_columns_are_the_catalogue_definitions():
-    from test_structures import STRUCTURES
     headers, _ = structures.structure_display(structures.structure_table(allocstress.load_runs([STRUCTURES])))
     docs = {name: (unit, meaning) for name, unit, meaning in structures.STRUCTURE_COLUMNS}
     for name, place in (("build_cycles_per_node", "record"), ("search_cycles_per_visit", "record"),

@@ -2,7 +2,6 @@
 recomputed directly from the entries of a real results file (tests/data/structures-tiny.json)."""
 
 import json
-import os
 import statistics
 
 import pytest
@@ -11,7 +10,7 @@ from allocstress.reporting import report
 from allocstress.tabulation import structures
 from allocstress.results.loading import load_runs
 
-STRUCTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "data", "structures-tiny.json"))
+from constructed import STRUCTURES
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 workload_sections.py), checked on a constructed results file whose medians are known: xthread
 beside alloc-test, phase-peak with an RSS series, and a false-sharing kernel."""
 
-import copy
 import json
 import os
 import statistics
@@ -18,81 +17,8 @@ from allocstress.tabulation import workload_metrics as wm
 from allocstress.results.loading import ResultsError
 from allocstress.reporting.report import write_report
 
-from conftest import GOLDEN, iteration_entries, write_doc
-
-SERIES_COLUMNS = ["thread", "op_index", "elapsed_ms", "live_bytes", "rss_bytes", "stage", "extra"]
-
-
-def phase_rows(rss_scale, rep):
-    """A two-thread phase-peak series: grow, drop, a pause (thread -1 rows, half the threads' last
-    samples: they predate the end of the drop), grow again.  rss_bytes
-    only on worker 0's rows and the pause rows; `rss_scale` sets how much RSS follows the live bytes
-    down (1: returns everything), `rep` shifts the times (the figure must use repetition 0)."""
-    rows, t = [], float(rep)
-    for op, (live0, live1, stage) in enumerate([(100, 200, "grow"), (400, 500, "grow"), (50, 60, "drop")]):
-        t += 1
-        rows.append([0, op * 10, t, live0 * 1024, 3 * live0 * 1024 * rss_scale + 1024, stage, "x"])
-        rows.append([1, op * 10, t + 0.5, live1 * 1024, None, stage, "y"])
-    for k in range(3):  # the pause: RSS falls (or not) while nothing runs
-        rows.append([-1, None, t + 1 + k, 55 * 1024, (1500 - 400 * k * rss_scale) * 1024, "pause", None])
-    rows.append([0, 40, t + 5, 300 * 1024, 2000 * 1024, "final", "z"])
-    rows.append([1, 40, t + 5.5, 300 * 1024, None, "final", "z"])
-    return rows
-
-
-def constructed_results(tmp_path, change=None, name="beyond.json"):
-    """TEST FIXTURE (constructed, not measured): the golden file's context and schema with
-    records of alloc-test, xthread, phase-peak and false-sharing-active made from one of its
-    iteration entries.  Values are chosen so that every median is known."""
-    with open(GOLDEN) as f:
-        doc = json.load(f)
-    template = next(e for e in iteration_entries(doc) if e["allocator"] == "system" and e["workload"] == "alloc-test")
-    records = []
-
-    def add(workload, allocator, threads, rep, **fields):
-        e = copy.deepcopy(template)
-        e.update(workload=workload, allocator=allocator, threads=threads, repetition_index=rep, mode="timing",
-                 name=f"{workload}/{allocator}/threads:{threads}", run_name=f"{workload}/{allocator}/threads:{threads}",
-                 **fields)
-        records.append(e)
-        return e
-
-    for threads in (1, 2):
-        for rep in range(3):
-            for allocator, over in (("void", 0.0), ("system", 1.0 + rep / 10), ("jemalloc", 2.0 + rep)):
-                add("alloc-test", allocator, threads, rep, overhead_ratio=over, cycles_per_pair=100.0 + rep,
-                    net_cycles_per_pair=0.0 if allocator == "void" else 50.0 + 10 * rep + threads)
-    for threads in (1, 2):
-        for rep in range(3):
-            for allocator, over in (("void", 0.0), ("system", 2.0 + rep), ("jemalloc", 3.0 + rep / 2)):
-                add("xthread", allocator, threads, rep, overhead_ratio=over, cycles_per_pair=150.0 + rep,
-                    net_cycles_per_pair=0.0 if allocator == "void" else 70.0 + rep,
-                    workload_metrics={"remote_free_share": 0.5 + rep / 100, "remote_frees": 1000 + 10 * rep,
-                                      "local_frees": 900 - rep, "queue_full_waits": None if rep == 1 else 4 * rep,
-                                      "new_metric": 7.0 * rep, "max_queue_backlog": None})
-    # jemalloc's alloc-test cell at 2 threads failed: xthread's blowup there is n/a
-    for e in records:
-        if (e["workload"], e["allocator"], e["threads"]) == ("alloc-test", "jemalloc", 2):
-            e.update(status="failed", reason="killed by signal 11 (SIGSEGV)")
-    for allocator, scale in (("system", 0.0), ("jemalloc", 1.0)):
-        for rep in range(2):
-            add("phase-peak", allocator, 2, rep, overhead_ratio=1.5, net_cycles_per_pair=80.0,
-                workload_metrics={"rss_after_drop_ratio": 4.0 - scale + rep, "return_ms": None if scale == 0 else 12.0 + rep,
-                                  "returned_share_after_pause": 0.9 * scale},
-                workload_metrics_means={"rss_after_drop_ratio": "as the C++ says"},
-                phase_series={"every": 10, "columns": list(SERIES_COLUMNS), "rows": phase_rows(scale, rep), "means": "..."})
-    for allocator, slowdown in (("system", 3.0), ("jemalloc", 1.0)):
-        for rep in range(3):
-            e = add("false-sharing-active", allocator, 2, rep, cycles_per_pair=30.0 + rep,
-                    workload_metrics={"shared_lines_mean": 8.0 * slowdown + rep, "shared_lines_max": 16.0 * slowdown,
-                                      "shared_object_share": 0.25 * slowdown, "slowdown": slowdown + rep / 10,
-                                      "write_cycles_per_write": 3.0 * slowdown, "private_write_cycles_per_write": 3.0,
-                                      "alloc_cycles_per_pair": 30.0 + rep})
-            for key in ("net_cycles_per_pair", "net_ns_per_pair", "baseline_cycles_per_pair", "overhead_ratio"):
-                e.pop(key, None)
-    doc["benchmarks"] = records
-    return write_doc(tmp_path, name, doc, change)
-
+from conftest import GOLDEN
+from constructed import constructed_results
 
 def entries(path, workload, allocator, threads):
     with open(path) as f:

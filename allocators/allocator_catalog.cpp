@@ -213,10 +213,11 @@ void AllocatorCatalog::add_user_library(const std::string& text) {
   specs_.push_back(std::move(spec));
 }
 
-const AllocatorSpec& AllocatorCatalog::find_or_suggest(const std::string& name) const {
+const AllocatorSpec& AllocatorCatalog::find_or_suggest(const std::string& name, NameIn in) const {
   for (const auto& s : specs_)
     if (s.name == name) return s;
-  throw UsageError(unknown_name_message("allocator", name, names(), std::string("; or ") + kAllAllocators + "; or NAME=/path/lib.so[,VAR=VALUE...]"));
+  const std::string all = in == NameIn::kList ? std::string("; or ") + kAllAllocators : std::string();
+  throw UsageError(unknown_name_message("allocator", name, names(), all + "; or NAME=/path/lib.so[,VAR=VALUE...]"));
 }
 
 std::vector<std::string> AllocatorCatalog::names() const {

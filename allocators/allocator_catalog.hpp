@@ -73,10 +73,13 @@ class AllocatorCatalog {
 
   // Every allocator in catalogue order: in-tree first, then manifest, then command line.
   const std::vector<AllocatorSpec>& all() const { return specs_; }
+  // Where a name stands: alone (`run --allocator`, a cell file), or in a list that also takes `all`.
+  enum class NameIn { kOne, kList };
   // The one lookup of a name, for every check of one (CLI flags, plan files, cell files): the
   // allocator, or a UsageError in the CLI's style, "unknown allocator 'jemaloc': did you mean
-  // jemalloc? (accepted: void, ...; or all; or NAME=/path/lib.so[,VAR=VALUE...])" (platform/suggest.hpp).
-  const AllocatorSpec& find_or_suggest(const std::string& name) const;
+  // jemalloc? (accepted: void, ...; or NAME=/path/lib.so[,VAR=VALUE...])" (platform/suggest.hpp),
+  // whose accepted list offers `all` where the name stands in a list (kList).
+  const AllocatorSpec& find_or_suggest(const std::string& name, NameIn in = NameIn::kOne) const;
   // Every name, in catalogue order.
   std::vector<std::string> names() const;
 

@@ -12,7 +12,7 @@ namespace allocstress {
 
 void check_allocator_names(const AllocatorCatalog& catalog, const std::string& names) {
   for (const std::string& name : comma_separated(names))
-    if (name.find('=') == std::string::npos && name != kAllAllocators) catalog.find_or_suggest(name);
+    if (name.find('=') == std::string::npos && name != kAllAllocators) catalog.find_or_suggest(name, AllocatorCatalog::NameIn::kList);
 }
 
 void check_workload_names(const std::string& names) {

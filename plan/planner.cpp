@@ -119,7 +119,7 @@ std::vector<std::string> wanted_allocators(const AllocatorCatalog& catalog, cons
   if (explicit_list) {
     wanted = split_names(r.allocators);
     for (const auto& name : wanted)  // in the order typed: the first mistyped name is the one named
-      if (name != kAllAllocators) catalog.find_or_suggest(name);
+      if (name != kAllAllocators) catalog.find_or_suggest(name, AllocatorCatalog::NameIn::kList);
     if (std::erase(wanted, std::string(kAllAllocators)) > 0)  // every allocator, configurations included
       for (const auto& a : catalog.all()) wanted.push_back(a.name);
     for (const auto& lib : r.added_libraries) wanted.push_back(lib.substr(0, lib.find('=')));

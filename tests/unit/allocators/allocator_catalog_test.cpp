@@ -60,6 +60,25 @@ TEST(AllocatorCatalog, UserLibrariesAreCheckedWhenAdded) {
   fs::remove(p);
 }
 
+// An unknown name is refused with the names accepted where it stands: `all` only in a list.
+TEST(AllocatorCatalog, UnknownNameOffersAllOnlyInAList) {
+  const auto p = write_manifest("system libc.so.6 libc6\n");
+  const AllocatorCatalog c(p);
+  const auto message = [&](AllocatorCatalog::NameIn in) {
+    try {
+      c.find_or_suggest("sytem", in);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string one = message(AllocatorCatalog::NameIn::kOne), list = message(AllocatorCatalog::NameIn::kList);
+  EXPECT_NE(one.find("unknown allocator 'sytem': did you mean system?"), std::string::npos) << one;
+  EXPECT_EQ(one.find("or all"), std::string::npos) << one;
+  EXPECT_NE(list.find("; or all; or NAME=/path/lib.so"), std::string::npos) << list;
+  fs::remove(p);
+}
+
 TEST(AllocatorCatalog, ManifestSettingsMakeAConfiguration) {
   const auto p = write_manifest("system libc.so.6 libc6\none libc.so.6 libc6 GLIBC_TUNABLES=glibc.malloc.arena_max=1 X_Y=a,b:c  EMPTY=\n");
   AllocatorCatalog c(p);

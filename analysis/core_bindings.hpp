@@ -16,6 +16,8 @@ void bind_results(pybind11::module_& m);
 void bind_registry(pybind11::module_& m);
 // The trace reader and writer as numpy arrays (core_traces.cpp).
 void bind_traces(pybind11::module_& m);
+// The statistics rules: intervals of medians and of their quotients, the unstable mark, Spearman (core_statistics.cpp).
+void bind_statistics(pybind11::module_& m);
 
 // A JSON value as the Python object json.loads makes of it (invalid UTF-8 replaced).
 pybind11::object as_python(const nlohmann::json& j);

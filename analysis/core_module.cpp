@@ -3,7 +3,8 @@
 // results reader (so Python and C++ reject bad files the same way), a record's key and name and
 // the baseline and reference allocators (cells/record_identity.hpp), the workload registry and
 // the metric catalogue (so the Python tables label and define what the records carry as C++ does),
-// and the trace reader and writer (trace/trace_format.hpp) as numpy arrays.  This file defines the
+// the trace reader and writer (trace/trace_format.hpp) as numpy arrays, and the statistics rules
+// (platform/statistics.hpp, platform/rank_correlation.hpp).  This file defines the
 // module; each part is bound in its own core_*.cpp (core_bindings.hpp).
 #include <pybind11/pybind11.h>
 
@@ -28,4 +29,5 @@ PYBIND11_MODULE(_core, m) {
   allocstress::python::bind_results(m);
   allocstress::python::bind_registry(m);
   allocstress::python::bind_traces(m);
+  allocstress::python::bind_statistics(m);
 }

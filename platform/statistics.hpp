@@ -1,10 +1,15 @@
 // Small pure statistics used to summarise repetitions: median, min, max, coefficient of variation,
-// a distribution-free interval of the median, and one for the median of another sample; and the
-// trend of a series over time (a soak's drift).
+// a distribution-free interval of the median, and one for the median of another sample; the rules
+// read off those intervals (a median's precision and the unstable mark, the interval of a quotient
+// of two medians, whether two intervals can be told apart); and the trend of a series over time (a
+// soak's drift).  These are the only definitions: the Python package calls them through _core
+// (analysis/core_statistics.cpp) and the results tables and the verdict call them here.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <vector>
 
 namespace allocstress {
@@ -44,7 +49,7 @@ struct MedianInterval {
 // A distribution-free interval for the median of what `values` sample: the order statistics
 // x(k) and x(n+1-k) with the largest k whose coverage 1 - 2 P(Bin(n, 1/2) < k) still reaches
 // `level`; when none does (n <= 5 at 95%), [min, max] with its own lower coverage 1 - 2^(1-n).
-// NaN for fewer than two values.  (The same rule as analysis/allocstress/statistics.py median_ci.)
+// NaN for fewer than two values.  (Python's stats/statistics.py median_ci calls this one.)
 inline MedianInterval median_interval(std::vector<double> values, double level = 0.95) {
   const std::size_t n = values.size();
   if (n < 2) return {};
@@ -64,6 +69,47 @@ inline MedianInterval median_interval(std::vector<double> values, double level =
     best_cover = cover;
   }
   return {values[best_k - 1], values[n - best_k], best_cover};
+}
+
+// A median is unstable when its interval is wider than +-10% of it: this run cannot place it to
+// better than that (the tables mark it with a dagger).
+inline constexpr double kUnstableRelativeHalfWidth = 0.10;
+
+// The precision of a median's interval: (high - low) / 2 / |median|; NaN when a figure is not
+// finite or the median is 0.
+inline double relative_half_width(double low, double high, double median) {
+  if (!std::isfinite(low) || !std::isfinite(high) || !std::isfinite(median) || median == 0) return NAN;
+  return (high - low) / 2 / std::fabs(median);
+}
+
+inline bool is_unstable_half_width(double relative) { return relative > kUnstableRelativeHalfWidth; }
+
+// The interval of median(num) / median(den) from the two medians' intervals: [num.low / den.high,
+// num.high / den.low].  It holds the quotient whenever both intervals hold their medians, so its
+// level is at least num.level + den.level - 1 (Bonferroni), never below 0.  high is +inf where
+// den's interval reaches 0 (den.low <= 0); nothing where a quotient of costs means nothing
+// (num.low <= 0 or den.high <= 0) or a bound is not finite.
+struct QuotientInterval {
+  double low = NAN, high = NAN;
+  double level_at_least = NAN;
+};
+
+inline std::optional<QuotientInterval> quotient_of_intervals(const MedianInterval& num, const MedianInterval& den) {
+  if (!std::isfinite(num.low) || !std::isfinite(num.high) || !std::isfinite(den.low) || !std::isfinite(den.high)) return std::nullopt;
+  if (num.low <= 0 || den.high <= 0) return std::nullopt;
+  return QuotientInterval{num.low / den.high, den.low > 0 ? num.high / den.low : std::numeric_limits<double>::infinity(),
+                          std::max(0.0, num.level + den.level - 1)};
+}
+
+// Where interval `mine` lies against `ref`: wholly below, wholly above, or overlapping (the two
+// medians cannot be told apart: "indistinguishable"); nothing when a bound is NaN (no interval).
+enum class IntervalOrder { below, above, overlap };
+
+inline std::optional<IntervalOrder> interval_order(double mine_low, double mine_high, double ref_low, double ref_high) {
+  if (std::isnan(mine_low) || std::isnan(mine_high) || std::isnan(ref_low) || std::isnan(ref_high)) return std::nullopt;
+  if (mine_high < ref_low) return IntervalOrder::below;
+  if (mine_low > ref_high) return IntervalOrder::above;
+  return IntervalOrder::overlap;
 }
 
 // A distribution-free prediction interval for the median Y of another n values from the same

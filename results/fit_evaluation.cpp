@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
 #include "cells/record_identity.hpp"
+#include "platform/rank_correlation.hpp"
 
 namespace allocstress {
 
@@ -48,21 +48,6 @@ std::map<std::string, Medians> medians_of(const Json& results, const std::string
   return out;
 }
 
-// Average ranks (1 = smallest; ties share the mean rank).
-std::vector<double> ranks(const std::vector<double>& v) {
-  std::vector<std::size_t> order(v.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
-  std::vector<double> r(v.size());
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t j = i;
-    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-    for (std::size_t k = i; k <= j; ++k) r[order[k]] = double(i + j) / 2 + 1;
-    i = j + 1;
-  }
-  return r;
-}
-
 std::string fixed(const std::optional<double>& v, const char* format) {
   if (!v) return "n/a";
   char buf[64];
@@ -84,7 +69,7 @@ void rank_metric(FitComparison& c, std::optional<double> FitComparisonRow::*repl
       a.push_back(*(r.*replay));
       b.push_back(*(r.*fitted));
     }
-  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const std::vector<double> ra = average_ranks(a), rb = average_ranks(b);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     rows[i]->*replay_rank = unsigned(std::lround(std::floor(ra[i])));
     rows[i]->*fitted_rank = unsigned(std::lround(std::floor(rb[i])));
@@ -96,17 +81,10 @@ void rank_metric(FitComparison& c, std::optional<double> FitComparisonRow::*repl
 }  // namespace
 
 std::optional<double> spearman_rho(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size() || a.size() < 3) return std::nullopt;
-  const std::vector<double> ra = ranks(a), rb = ranks(b);
-  const double n = double(a.size()), mean = (n + 1) / 2;
-  double sab = 0, saa = 0, sbb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    sab += (ra[i] - mean) * (rb[i] - mean);
-    saa += (ra[i] - mean) * (ra[i] - mean);
-    sbb += (rb[i] - mean) * (rb[i] - mean);
-  }
-  if (saa == 0 || sbb == 0) return std::nullopt;
-  return sab / std::sqrt(saa * sbb);
+  if (a.size() != b.size() || a.size() < 3) return std::nullopt;  // the fit comparison reads rho from 3 allocators on
+  const double rho = spearman_correlation(a, b);                   // the rule: platform/rank_correlation.hpp
+  if (std::isnan(rho)) return std::nullopt;
+  return rho;
 }
 
 std::optional<double> kendall_tau_b(const std::vector<double>& a, const std::vector<double>& b) {

@@ -91,18 +91,24 @@ Json median_interval_entry(const std::vector<const Json*>& group, const Json::js
     if (const Json& v = metric_value(*r, where); v.is_number()) values.push_back(v.get<double>());
   if (values.size() != group.size() || values.size() < 2) return nullptr;
   const MedianInterval ci = median_interval(values);
-  const double median = summarise(values).median;
+  const double relative = relative_half_width(ci.low, ci.high, summarise(values).median);
   return {{"low", ci.low}, {"high", ci.high}, {"level", ci.level}, {"n", values.size()}, {"method", kMedianIntervalMethod},
-          {"relative_half_width", median != 0 ? Json((ci.high - ci.low) / 2 / std::fabs(median)) : Json(nullptr)}};
+          {"relative_half_width", std::isnan(relative) ? Json(nullptr) : Json(relative)}};
 }
+
+namespace {
+
+MedianInterval interval_of(const Json& entry) {
+  return {entry.at("low").get<double>(), entry.at("high").get<double>(), entry.at("level").get<double>()};
+}
+
+}  // namespace
 
 Json quotient_interval(const Json& numerator, const Json& denominator, const std::string& method) {
   if (!numerator.is_object() || !denominator.is_object()) return nullptr;
-  const double d_low = denominator.at("low").get<double>(), d_high = denominator.at("high").get<double>();
-  const double n_low = numerator.at("low").get<double>(), n_high = numerator.at("high").get<double>();
-  if (d_high <= 0 || n_low <= 0) return nullptr;
-  return {{"low", n_low / d_high}, {"high", d_low > 0 ? Json(n_high / d_low) : Json(nullptr)},
-          {"level_at_least", std::max(0.0, numerator.at("level").get<double>() + denominator.at("level").get<double>() - 1)},
+  const std::optional<QuotientInterval> q = quotient_of_intervals(interval_of(numerator), interval_of(denominator));
+  if (!q) return nullptr;
+  return {{"low", q->low}, {"high", std::isfinite(q->high) ? Json(q->high) : Json(nullptr)}, {"level_at_least", q->level_at_least},
           {"method", method}};
 }
 
@@ -117,9 +123,10 @@ Json ratio_interval(const Json& mine, const Json& system) {
 // overlap, "indistinguishable" when they do; null without both intervals.
 Json versus_system(const Json& mine, const Json& system) {
   if (!mine.is_object() || !system.is_object()) return nullptr;
-  if (mine.at("high").get<double>() < system.at("low").get<double>()) return "faster";
-  if (mine.at("low").get<double>() > system.at("high").get<double>()) return "slower";
-  return "indistinguishable";
+  const MedianInterval m = interval_of(mine), s = interval_of(system);
+  const std::optional<IntervalOrder> order = interval_order(m.low, m.high, s.low, s.high);
+  if (!order) return nullptr;
+  return *order == IntervalOrder::below ? "faster" : *order == IntervalOrder::above ? "slower" : "indistinguishable";
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "cells/workload_registry.hpp"
+#include "platform/statistics.hpp"
 #include "results/results_summary.hpp"
 #include "results/tables/table_parts.hpp"
 
@@ -30,7 +31,11 @@ struct Ranked {
 
 constexpr const char* kIndistinguishableFromSystem = "indistinguishable from system";
 
-bool overlap(const Ranked& a, const Ranked& b) { return !(a.high < b.low || b.high < a.low); }
+// Intervals with a NaN bound are taken as overlapping (nothing orders them), as before.
+bool overlap(const Ranked& a, const Ranked& b) {
+  const std::optional<IntervalOrder> order = interval_order(a.low, a.high, b.low, b.high);
+  return !order || *order == IntervalOrder::overlap;
+}
 
 // Ascending medians cut into groups whose members' intervals overlap pairwise.
 std::vector<std::vector<Ranked>> tied_groups(std::vector<Ranked> rows) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cells/metrics/metric.hpp"
+#include "platform/statistics.hpp"
 
 namespace allocstress::table_parts {
 
@@ -30,8 +31,8 @@ std::string fixed(const Json& v, int decimals);
 std::string mib(const Json& bytes, int decimals = 1);
 
 // A cell is unstable when its interval of the median is wider than ±10% of the median: this run
-// cannot place it to better than that (the tables mark it with a dagger).
-inline constexpr double kUnstableRelativeHalfWidth = 0.10;
+// cannot place it to better than that (the tables mark it with a dagger; the rule and
+// kUnstableRelativeHalfWidth are platform/statistics.hpp's).
 bool is_unstable(const Json& interval);
 // A ratio with two decimals below 10, one above.
 std::string ratio_text(double ratio);

@@ -83,7 +83,7 @@ std::string interval_text(const Json& median, const Metric& m) {
 
 bool is_unstable(const Json& interval) {
   const Json& w = interval.is_object() ? interval.value("relative_half_width", Json()) : Json();
-  return w.is_number() && w.get<double>() > kUnstableRelativeHalfWidth;
+  return w.is_number() && is_unstable_half_width(w.get<double>());
 }
 
 std::string ratio_text(double ratio) { return fixed(Json(ratio), ratio < 10 ? 2 : 1); }

@@ -37,7 +37,8 @@ Types: run, workload, allocator, mode, status and headline_metric are categorica
 order of first appearance); numbers are int64 or float64 (NaN where a record has null or lacks the
 field); true/false fields are bool (pandas "boolean" where some record lacks them); text stays
 str objects.  A file without records (`allocstress misuse`: only a `safety` section) gives no rows;
-the misuse battery's outcomes are allocstress.safety(...) (safety.py)."""
+the misuse battery's outcomes are allocstress.safety(...) (safety.py).  `df.attrs["aggregates"]`
+holds the files' C++ aggregate entries (aggregates.py), which allocstress.summary reads."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from . import catalogue
+from .aggregates import RecordedAggregates
 from .loading import ResultsError, Runs, load_runs
 
 HEAD_COLUMNS = ["run", "workload", "allocator", "threads", "repetition", "mode", "status", "disturbed", "headline_metric",
@@ -156,4 +158,5 @@ def tidy(runs: Runs) -> pd.DataFrame:
     for c in CATEGORY_COLUMNS:
         frame[c] = _categorical(frame[c])
     frame["disturbed"] = frame["disturbed"].astype(bool)
+    frame.attrs["aggregates"] = RecordedAggregates(runs.run_names(), runs.documents)  # the C++ figures, for summary()
     return frame

@@ -5,13 +5,17 @@ low, high, real level, and `method` where the file names it; results/README.md) 
 has one, else the distribution-free order-statistic interval of the values (statistics.median_ci:
 the narrowest reaching 95%, or [min, max] below 6 values).  Its relative half-width,
 (high - low) / 2 / |median|, is the median's precision: the tables call a cell unstable above 10%.
-Two cells are indistinguishable when their intervals overlap (the C++ `vs_system` rule)."""
+Two cells are indistinguishable when their intervals overlap (the C++ `vs_system` rule).  The rules
+(the interval, its relative half-width, the overlap, the quotient interval) are C++'s
+(platform/statistics.hpp), called through `allocstress._core`."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+import allocstress._core as _core
 
 from . import statistics as st
 
@@ -51,10 +55,9 @@ def median_interval(values, recorded: dict | None = None) -> dict:
 
 def overlap_verdict(mine: dict, ref: dict, below: str, above: str) -> str:
     """`below` / `above` when `mine`'s interval lies wholly below / above `ref`'s,
-    'indistinguishable' when they overlap, '' when either is missing."""
-    if not all(math.isfinite(x) for x in (mine["low"], mine["high"], ref["low"], ref["high"])):
-        return ""
-    return below if mine["high"] < ref["low"] else above if mine["low"] > ref["high"] else "indistinguishable"
+    'indistinguishable' when they overlap, '' when either is missing (the C++ interval_order)."""
+    order = _core.interval_order(float(mine["low"]), float(mine["high"]), float(ref["low"]), float(ref["high"]))
+    return {None: "", "below": below, "above": above, "overlap": "indistinguishable"}[order]
 
 
 RATIO_METHOD = "the two medians' intervals divided (Bonferroni)"
@@ -72,9 +75,8 @@ def ratio_interval(num: dict, den: dict, recorded: dict | None = None) -> dict:
         high = recorded.get("high")
         return {"low": float(recorded["low"]), "high": float(high) if isinstance(high, (int, float)) else math.inf,
                 "level": float(recorded.get("level_at_least", math.nan)), "method": RATIO_METHOD}
-    if not all(math.isfinite(x) for x in (num["low"], num["high"], den["low"], den["high"])):
+    quotient = _core.ratio_interval(*(float(side[k]) for side in (num, den) for k in ("low", "high", "level")))
+    if quotient is None:
         return nan
-    if num["low"] <= 0 or den["high"] <= 0:
-        return nan
-    return {"low": num["low"] / den["high"], "high": num["high"] / den["low"] if den["low"] > 0 else math.inf,
-            "level": max(0.0, num["level"] + den["level"] - 1), "method": RATIO_METHOD}
+    low, high, level = quotient
+    return {"low": low, "high": high, "level": level, "method": RATIO_METHOD}

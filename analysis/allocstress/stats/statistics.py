@@ -1,5 +1,12 @@
 """Statistics over repetitions, kept small and pure so that each can be tested on known data.
 
+Where the rules live: the median's interval (median_ci), the cell summary's median and cv, a
+median's precision and the unstable mark (relative_half_width, UNSTABLE_HALF_WIDTH), and Spearman
+(spearman_rows) are defined once, in C++ (platform/statistics.hpp, platform/rank_correlation.hpp),
+and called here through `allocstress._core` (analysis/core_statistics.cpp); the functions below
+only drop missing values and shape the answer.  So are the quotient interval and the overlap rule
+of median_intervals.py.
+
 What the repetitions measure: every repetition replays the same operation stream (same seed),
 so spreads, intervals and tests describe run-to-run noise of machine and allocator on that
 stream, not the randomness of the workload (run several seeds for that).
@@ -28,7 +35,9 @@ import math
 import numpy as np
 from scipy import stats
 
-UNSTABLE_HALF_WIDTH = 0.10  # a median whose interval is wider than +-10% of it is unstable (as in the C++ tables)
+import allocstress._core as _core
+
+UNSTABLE_HALF_WIDTH = _core.unstable_relative_half_width  # wider than +-10% of the median: unstable (the C++ rule)
 ALPHA = 0.05                # significance level of the tests
 CONFIDENCE = 0.95           # nominal level of the intervals
 BOOTSTRAP_RESAMPLES = 2000  # percentile bootstrap; fixed seed, so intervals are reproducible
@@ -46,46 +55,39 @@ def clean(values) -> np.ndarray:
 
 
 def coefficient_of_variation(values) -> float:
-    """Sample standard deviation / |mean|; NaN for fewer than two values or a zero mean."""
+    """Sample standard deviation / |mean| (the C++ summarise); NaN for fewer than two values or a
+    zero mean."""
     a = clean(values)
-    if a.size < 2 or a.mean() == 0:
-        return math.nan
-    return float(a.std(ddof=1) / abs(a.mean()))
+    return float(_core.summarise(a.tolist())["cv"]) if a.size >= 2 else math.nan
 
 
 def median_ci(values, level: float = CONFIDENCE) -> tuple[float, float, float]:
-    """(low, high, achieved level) of a distribution-free interval for the median: the order
-    statistics x(k) and x(n+1-k) with the largest k whose coverage 1 - 2 P(Bin(n, 1/2) < k) still
-    reaches `level`; when no k does (n <= 5 at 95%), [min, max] with its own, lower level.
-    (NaN, NaN, NaN) for fewer than two values."""
-    a = np.sort(clean(values))
-    n = a.size
-    if n < 2:
-        return (math.nan, math.nan, math.nan)
-    best_k, best_cover = 1, 1 - 2 * stats.binom.cdf(0, n, 0.5)
-    for k in range(2, n // 2 + 1):
-        cover = 1 - 2 * stats.binom.cdf(k - 1, n, 0.5)
-        if cover < level:
-            break
-        best_k, best_cover = k, cover
-    return (float(a[best_k - 1]), float(a[n - best_k]), float(best_cover))
+    """(low, high, achieved level) of a distribution-free interval for the median (the C++
+    median_interval): the order statistics x(k) and x(n+1-k) with the largest k whose coverage
+    1 - 2 P(Bin(n, 1/2) < k) still reaches `level`; when no k does (n <= 5 at 95%), [min, max] with
+    its own, lower level.  None and NaN values are dropped; (NaN, NaN, NaN) for fewer than two."""
+    low, high, achieved = _core.median_interval(clean(values).tolist(), level)
+    return (float(low), float(high), float(achieved))
 
 
 def summarise_cell(values) -> dict:
     """n (finite values), median, ci_low, ci_high, ci_level, cv and unstable (the interval wider
-    than ±UNSTABLE_HALF_WIDTH of the median) of one cell."""
+    than ±UNSTABLE_HALF_WIDTH of the median) of one cell, by the C++ rules."""
     a = clean(values)
-    cv = coefficient_of_variation(a)
+    median = float(_core.summarise(a.tolist())["median"])
     lo, hi, level = median_ci(a)
-    return {"n": int(a.size), "median": float(np.median(a)) if a.size else math.nan, "ci_low": lo, "ci_high": hi,
-            "ci_level": level, "cv": cv, "unstable": relative_half_width(lo, hi, float(np.median(a)) if a.size else math.nan) > UNSTABLE_HALF_WIDTH}
+    return {"n": int(a.size), "median": median, "ci_low": lo, "ci_high": hi, "ci_level": level,
+            "cv": coefficient_of_variation(a), "unstable": is_unstable(relative_half_width(lo, hi, median))}
 
 
 def relative_half_width(low: float, high: float, median: float) -> float:
     """(high - low) / 2 / |median|: the precision of a median's interval (NaN without one or at 0)."""
-    if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(median)) or median == 0:
-        return math.nan
-    return (high - low) / 2 / abs(median)
+    return float(_core.relative_half_width(float(low), float(high), float(median)))
+
+
+def is_unstable(rel_half_width: float) -> bool:
+    """Whether a median of this relative half-width is unstable (> UNSTABLE_HALF_WIDTH; False for NaN)."""
+    return bool(_core.is_unstable(float(rel_half_width)))
 
 
 def resampled_medians(rng: np.random.Generator, values: np.ndarray, resamples: int) -> np.ndarray:
@@ -239,18 +241,9 @@ def geomean_ratio_interval(pairs, level: float = CONFIDENCE, resamples: int = BO
 
 def spearman_rows(a, b) -> np.ndarray:
     """Spearman's rank correlation of each row of `a` with the same row of `b` (2-D arrays of one
-    shape, or one row each as 1-D): the Pearson correlation of the rows' average ranks (ties share
-    their mean rank), by 1 - 6 sum d^2 / (n (n^2 - 1)) where neither row has ties (exact: 1.0 for
-    the same order, -1.0 for the reversed one).  NaN for rows of fewer than 2 values or where
-    either row's values are all equal (no ranking)."""
+    shape, or one row each as 1-D), by the C++ rule (platform/rank_correlation.hpp): the Pearson
+    correlation of the rows' average ranks (ties share their mean rank), by 1 - 6 sum d^2 /
+    (n (n^2 - 1)) where neither row has ties (exact: 1.0 for the same order, -1.0 for the reversed
+    one).  NaN for rows of fewer than 2 values or where either row's values are all equal."""
     a, b = np.atleast_2d(np.asarray(a, dtype=float)), np.atleast_2d(np.asarray(b, dtype=float))
-    rows, n = a.shape
-    if n < 2:
-        return np.full(rows, np.nan)
-    ra, rb = stats.rankdata(a, axis=1), stats.rankdata(b, axis=1)
-    da, db = ra - ra.mean(axis=1, keepdims=True), rb - rb.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = (da * db).sum(axis=1) / np.sqrt((da * da).sum(axis=1) * (db * db).sum(axis=1))
-    tied = np.any(np.diff(np.sort(a, axis=1), axis=1) == 0, axis=1) | np.any(np.diff(np.sort(b, axis=1), axis=1) == 0, axis=1)
-    exact = 1 - 6 * ((ra - rb) ** 2).sum(axis=1) / (n * (n * n - 1))
-    return np.clip(np.where(tied, rho, exact), -1.0, 1.0)
+    return _core.spearman_rows(a, b)

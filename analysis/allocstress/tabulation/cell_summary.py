@@ -17,7 +17,13 @@ entries of the results file):
                                 (overhead_ratio NaN for the whole cell when one repetition's ratio is
                                 invalid, as in the C++ aggregates: `overhead_note` says why)
 
-The interval's method is also in `summary(df).attrs["interval"]`."""
+The interval's method is also in `summary(df).attrs["interval"]`.
+
+Where the results file carries the figure -- a timing cell's C++ median entry (its headline metric's
+value and `intervals.<headline>`, net_ns_per_pair, overhead_ratio, peak_rss_bytes) and cv entry,
+over the same repetitions (`df.attrs["aggregates"]`, results/aggregates.py) -- the row shows the
+recorded figure; only what the file does not carry (other modes, a filtered frame's smaller
+groups, files without aggregates) is computed, by the same C++ rules through `_core`."""
 
 from __future__ import annotations
 
@@ -26,7 +32,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..results import catalogue
 from ..stats import statistics as st
+from ..stats.median_intervals import median_interval, recorded_interval
 from .tables import overhead_ratios
 
 GROUP = ["run", "workload", "allocator", "threads", "mode"]
@@ -41,19 +49,58 @@ def _median(frame: pd.DataFrame, column: str) -> float:
     return float(np.median(values)) if values.size else math.nan
 
 
-def _row(key: tuple, group: pd.DataFrame) -> dict:
+def _figure(entry: dict | None, column: str) -> float | None:
+    """The number at `column` (a frame column: "a.b" is entry["a"]["b"]) of an aggregate entry, else None."""
+    value = entry
+    for part in column.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _recorded(key: tuple, metrics: list, n: int, aggregates) -> dict:
+    """The figures of the row the results file carries (module docstring); {} when it carries none."""
+    run, workload, allocator, threads, mode = key
+    median = aggregates.entry(run, workload, allocator, threads, mode, "median", n) if aggregates is not None and n else None
+    metric = str(metrics[0]) if len(metrics) == 1 else None
+    figure = _figure(median, catalogue.column_of(metric)) if metric else None
+    if figure is None:
+        return {}
+    out = {"median": figure}
+    interval = recorded_interval(median, metric)
+    if interval:
+        iv = median_interval([], interval)
+        out.update({"ci_low": iv["low"], "ci_high": iv["high"], "ci_level": iv["level"]})
+        rel = iv["rel_half_width"] if isinstance(interval.get("relative_half_width"), (int, float)) else \
+            st.relative_half_width(iv["low"], iv["high"], figure)
+        out["unstable"] = st.is_unstable(rel)
+    cv = aggregates.entry(run, workload, allocator, threads, mode, "cv", n)
+    if cv is not None and n >= 2:  # C++ null: undefined (a zero mean); one value: NaN here, as coefficient_of_variation
+        value = _figure(cv, catalogue.column_of(metric))
+        out["cv"] = math.nan if value is None else value
+    # an invalid repetition makes the cell's overhead ratio NaN here (overhead_note says why): computed then
+    columns = ("net_ns_per_pair", "peak_rss_bytes") + (() if "overhead_ratio_invalid" in median else ("overhead_ratio",))
+    for column in columns:
+        if (value := _figure(median, column)) is not None:
+            out[column] = value
+    return out
+
+
+def _row(key: tuple, group: pd.DataFrame, aggregates) -> dict:
     ok = group["status"] == "ok"
     used = group[ok & ~group["disturbed"]]
-    cell = st.summarise_cell(used["headline"].to_numpy())
+    metrics = list(dict.fromkeys(group["headline_metric"].dropna()))
+    recorded = _recorded(key, metrics, len(used), aggregates)
+    carried = all(k in recorded for k in ("median", "ci_low", "ci_high", "ci_level", "cv", "unstable"))
+    cell = {**({} if carried else st.summarise_cell(used["headline"].to_numpy())), **recorded}
     over, over_note = overhead_ratios(used["overhead_ratio"].to_numpy() if "overhead_ratio" in used else [],
                                       used["overhead_ratio_invalid"].tolist() if "overhead_ratio_invalid" in used else [])
-    metrics = list(dict.fromkeys(group["headline_metric"].dropna()))
     return {**dict(zip(GROUP, key)), "n_ok": len(used), "n_disturbed": int((ok & group["disturbed"]).sum()),
             "n_failed": int((~ok).sum()), "headline_metric": ", ".join(map(str, metrics)),
             "median": cell["median"], "ci_low": cell["ci_low"], "ci_high": cell["ci_high"], "ci_level": cell["ci_level"],
-            "cv": cell["cv"], "unstable": cell["unstable"], "net_ns_per_pair": _median(used, "net_ns_per_pair"),
-            "overhead_ratio": float(np.median(over)) if over.size else math.nan, "overhead_note": over_note,
-            "peak_rss_bytes": _median(used, "peak_rss_bytes")}
+            "cv": cell["cv"], "unstable": cell["unstable"],
+            "net_ns_per_pair": cell.get("net_ns_per_pair", _median(used, "net_ns_per_pair")),
+            "overhead_ratio": cell.get("overhead_ratio", float(np.median(over)) if over.size else math.nan),
+            "overhead_note": over_note, "peak_rss_bytes": cell.get("peak_rss_bytes", _median(used, "peak_rss_bytes"))}
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -63,7 +110,8 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise ValueError("allocstress.summary needs a DataFrame from allocstress.load; missing column(s): "
                          + ", ".join(missing))
-    rows = [_row(key, g) for key, g in df.groupby(GROUP, sort=False, observed=True, dropna=False)]
+    aggregates = df.attrs.get("aggregates")
+    rows = [_row(key, g, aggregates) for key, g in df.groupby(GROUP, sort=False, observed=True, dropna=False)]
     out = pd.DataFrame(rows, columns=COLUMNS)
     for c in ("run", "workload", "allocator", "mode"):
         if isinstance(df[c].dtype, pd.CategoricalDtype):

@@ -176,7 +176,7 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
            "net_cycles_ci_level": nan if baseline else iv["level"], "net_cycles_ci_method": "" if baseline else iv["method"],
            "net_cycles_rel_half_width": iv["rel_half_width"],
            "net_cycles_cv": st.coefficient_of_variation(raw if baseline else net),
-           "unstable": bool(iv["rel_half_width"] > UNSTABLE_HALF_WIDTH), "cycles_per_pair": median_of(raw),
+           "unstable": st.is_unstable(iv["rel_half_width"]), "cycles_per_pair": median_of(raw),
            "net_ns_per_pair": 0.0 if baseline else median_of(_values(g, "net_ns_per_pair")),
            "overhead_ratio": nan if baseline else median_of(over), "thp_coverage": median_of(_values(g, "thp_coverage"))}
     row.update({"overhead_ratio_ci_low": nan if baseline else over_iv["low"],

@@ -1,0 +1,37 @@
+"""The C++ aggregate entries of loaded results files (results/README.md: `run_type` aggregate, one
+per statistic -- median, min, max, cv -- of each timing cell), looked up by cell, so that a table
+shows the figures C++ computed and recorded instead of computing them again.
+
+`tidy` (frame.py) attaches one to the DataFrame it builds, as `df.attrs["aggregates"]`.  An entry
+summarises every ok, undisturbed repetition of its cell: a reader may take its figures only for
+that same set of repetitions (`entry` checks the count: a filtered frame's group with fewer
+repetitions gets None, and is computed).  Copying a frame shares the object (it never changes)."""
+
+from __future__ import annotations
+
+
+class RecordedAggregates:
+    """(run, workload, allocator, threads, mode, statistic) -> the aggregate entries of the files."""
+
+    def __init__(self, run_names: list[str], documents: list[dict]):
+        self._entries: dict[tuple, list[dict]] = {}
+        for run, doc in zip(run_names, documents):
+            for e in doc.get("benchmarks", []):
+                if e.get("run_type") != "aggregate" or not isinstance(e.get("threads"), int):
+                    continue
+                key = (run, e.get("workload"), e.get("allocator"), e["threads"], e.get("mode", "timing"), e.get("aggregate_name"))
+                self._entries.setdefault(key, []).append(e)
+
+    def entry(self, run, workload, allocator, threads, mode, statistic: str, repetitions: int) -> dict | None:
+        """The one `statistic` entry of the cell when it summarised `repetitions` repetitions; None
+        when the file has none, several (instances of one cell) or one over another count."""
+        found = self._entries.get((run, workload, allocator, int(threads), mode, statistic), [])
+        if len(found) != 1 or found[0].get("repetitions_ok") != repetitions:
+            return None
+        return found[0]
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/core_bindings.hpp"
+#include "trace/block_lifetimes.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/trace_writer.hpp"
 
@@ -218,6 +219,43 @@ std::uint64_t write_trace_arrays(const std::string& path, const U64Array& thread
   return written;
 }
 
+// A column as a new numpy array of type Out.
+template <class Out, class In>
+py::array_t<Out> column(const std::vector<In>& values) {
+  py::array_t<Out> a(static_cast<py::ssize_t>(values.size()));
+  std::transform(values.begin(), values.end(), a.mutable_data(), [](In v) { return static_cast<Out>(v); });
+  return a;
+}
+
+// The block lifetimes (trace/block_lifetimes.hpp) of events given as arrays in merged order.
+py::dict block_lifetime_arrays(const U64Array& thread, const U64Array& op, const U64Array& address, const U64Array& old_address,
+                               const U64Array& size) {
+  const py::ssize_t n = thread.ndim() == 1 ? thread.shape(0) : -1;
+  for (const U64Array* a : {&thread, &op, &address, &old_address, &size})
+    if (a->ndim() != 1 || a->shape(0) != n) throw py::value_error("block_lifetimes: the event arrays must be 1-D and equally long");
+  const std::uint64_t *thread_in = thread.data(), *op_in = op.data(), *address_in = address.data(), *old_in = old_address.data(),
+                      *size_in = size.data();
+  for (py::ssize_t i = 0; i < n; ++i)
+    if (op_in[i] >= std::uint64_t(tr::TraceOp::count)) throw py::value_error("block_lifetimes: event " + std::to_string(i) + ": not a trace op");
+  tr::BlockLifetimes b;
+  {
+    py::gil_scoped_release release;
+    tr::BlockLifetimeLog log;
+    for (py::ssize_t i = 0; i < n; ++i)
+      log.add(static_cast<std::uint32_t>(thread_in[i]),
+              tr::make_event(static_cast<tr::TraceOp>(op_in[i]), 0, address_in[i], size_in[i], old_in[i]));
+    b = log.finish();
+  }
+  const tr::LifetimeCounts& c = b.counts;
+  using py::arg;
+  return py::dict(arg("start") = column<std::int64_t>(b.start), arg("end") = column<std::int64_t>(b.end),
+                  arg("how") = column<std::uint8_t>(b.how), arg("size") = column<std::uint64_t>(b.size),
+                  arg("address") = column<std::uint64_t>(b.address), arg("thread") = column<std::uint32_t>(b.thread),
+                  arg("end_thread") = column<std::int64_t>(b.end_thread),
+                  arg("counts") = py::dict(arg("unmatched_frees") = c.unmatched_frees, arg("unmatched_reallocs") = c.unmatched_reallocs,
+                                           arg("null_frees") = c.null_frees, arg("failed_allocations") = c.failed_allocations,
+                                           arg("failed_reallocs") = c.failed_reallocs, arg("cross_thread_frees") = c.cross_thread_frees));
+}
 
 }  // namespace
 
@@ -248,6 +286,14 @@ Fields an op does not carry are 0.
 
 Raises TraceFormatError (a ValueError) "FILE: offset N: what" for a foreign or corrupt file and
 OSError when the file cannot be opened.)");
+  m.def("block_lifetimes", &block_lifetime_arrays, py::arg("thread"), py::arg("op"), py::arg("address"), py::arg("old_address"),
+        py::arg("size"),
+        R"(The block lifetimes of events given as equally long 1-D arrays in merged order (trace/block_lifetimes.hpp:
+the one matching rule of frees and reallocs to blocks).  Returns a dict of arrays, one entry per block in
+start order: start, end (int64 event indexes; live at end: end = len), how (uint8: 0 freed, 1 reallocated,
+2 live at end, 3 lost), size, address (uint64), thread (uint32), end_thread (int64, -1 when live at end);
+and counts: {unmatched_frees, unmatched_reallocs, null_frees, failed_allocations, failed_reallocs,
+cross_thread_frees}.)");
   m.def("write_trace", &write_trace_arrays, py::arg("path"), py::arg("thread"), py::arg("op"), py::arg("tsc"), py::arg("address"),
         py::arg("old_address"), py::arg("size"), py::arg("alignment"), py::arg("call_site") = py::none(), py::kw_only(),
         py::arg("pid") = 0, py::arg("ppid") = 0, py::arg("command_line") = std::vector<std::string>{}, py::arg("flags") = 0,

@@ -12,7 +12,7 @@ namespace allocstress {
 
 // What the events of a trace add up to, in timestamp order across threads.
 //
-// Model: a block is named by its address.  The events of all threads are merged by timestamp
+// Model (the blocks are trace::BlockMatcher's, trace/block_lifetimes.hpp): a block is named by its address.  The events of all threads are merged by timestamp
 // (ties: lower thread index first; each thread's own order is kept); an allocation makes its
 // address live with its requested size, a free or a realloc's old block ends it, a realloc
 // that returns an address starts a new block of the new size.  realloc(p, 0) returning NULL

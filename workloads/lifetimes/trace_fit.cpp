@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <queue>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "trace/block_lifetimes.hpp"
+#include "trace/recorded_order.hpp"
 #include "workloads/lifetimes/lifetime_workload.hpp"
 
 namespace allocstress {
@@ -20,13 +20,6 @@ using trace::OpClass;
 using trace::TraceEvent;
 
 namespace {
-
-// One block live in the trace.
-struct TraceBlock {
-  std::uint32_t owner;   // position of the allocating thread in TraceContents::threads
-  std::uint64_t index;   // its number among the owner's allocations
-  std::uint64_t size;
-};
 
 bool is_new_block(const TraceEvent& e) {
   switch (trace::op_class(e.op)) {
@@ -45,8 +38,10 @@ std::uint64_t median_of(const ValueHistogram& h) {
   return 0;
 }
 
-// Walks the merged event order, matching frees to allocations, and collects sizes, observed
-// lifetimes, censoring bounds and the summary counts.
+// Walks the merged event order with trace::BlockMatcher (the one matching rule) and collects
+// sizes, observed lifetimes, censoring bounds and the summary counts.  Deliberately unlike the
+// lifetime model's censoring: a block lost at a reused address ends there as if freed (a free the
+// trace missed, counted in reused_without_free), so its lifetime is observed.
 class BlockTracker {
  public:
   BlockTracker(const trace::TraceContents& t, TraceSummary& summary) : trace_(t), s_(summary) {
@@ -57,23 +52,11 @@ class BlockTracker {
   }
 
   void run() {
-    // k-way merge by (tsc, thread position); each thread's own order is kept.
-    using Head = std::pair<std::uint64_t, std::uint32_t>;
-    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-    std::vector<std::size_t> next(trace_.threads.size(), 0);
-    for (std::uint32_t i = 0; i < trace_.threads.size(); ++i)
-      if (!trace_.threads[i].events.empty()) heads.emplace(trace_.threads[i].events[0].tsc, i);
-    while (!heads.empty()) {
-      const std::uint32_t t = heads.top().second;
-      heads.pop();
-      const auto& events = trace_.threads[t].events;
-      event(t, events[next[t]]);
-      if (++next[t] < events.size()) heads.emplace(events[next[t]].tsc, t);
-    }
-    s_.never_freed = live_.size();
-    for (const auto& [address, b] : live_) {
-      censored.push_back(allocations_of[b.owner] - b.index);
-      censored_sizes.push_back(b.size);
+    trace::for_each_in_recorded_order(trace_, [&](std::size_t t, const TraceEvent& e) { event(std::uint32_t(t), e); });
+    s_.never_freed = matcher_.live().size();
+    for (const auto& [address, b] : matcher_.live()) {
+      censored.push_back(allocations_of[b.thread] - index_[b.block]);
+      censored_sizes.push_back(fitted_size(b.size));
     }
   }
 
@@ -83,44 +66,30 @@ class BlockTracker {
   std::vector<std::uint64_t> allocations_of;  // per thread position: its blocks, realloc results included
 
  private:
+  // Size 0 counts as 1 byte, sizes above kMaxFittedBlockSize as that size.
+  static std::uint64_t fitted_size(std::uint64_t size) { return size == 0 ? 1 : std::min(size, kMaxFittedBlockSize); }
+
   void event(std::uint32_t thread, const TraceEvent& e) {
     ++s_.events;
-    switch (trace::op_class(e.op)) {
-      case OpClass::allocation:
-        if (e.address == 0) ++s_.failed_allocations;
-        else start(thread, e.address, e.size);
-        break;
-      case OpClass::free:
-        if (e.address != 0) end(e.address);
-        break;
-      case OpClass::realloc:
-        if (e.address == 0) {
-          if (e.size == 0 && e.old_address != 0) end(e.old_address);  // realloc(p, 0) freed p
-          else ++s_.failed_allocations;                                // p (if any) stays live
-          break;
-        }
-        if (e.old_address != 0) {
-          ++s_.reallocs;
-          end(e.old_address);
-        }
-        start(thread, e.address, e.size);
-        break;
+    const trace::BlockStep step = matcher_.step(thread, e);
+    const bool realloc = trace::op_class(e.op) == OpClass::realloc;
+    // realloc(NULL, 0) returning NULL counts as failed here; realloc(p, 0) returning NULL freed p.
+    if (step.failed || (realloc && e.address == 0 && e.old_address == 0)) ++s_.failed_allocations;
+    if (realloc && e.old_address != 0 && e.address != 0) ++s_.reallocs;
+    if (step.unknown_address && !step.failed) ++s_.unmatched_frees;
+    if (step.ended) end(*step.ended);
+    if (step.lost) {
+      ++s_.reused_without_free;
+      end(*step.lost);
     }
+    if (step.started) start(*step.started);
   }
 
-  void start(std::uint32_t thread, std::uint64_t address, std::uint64_t size) {
-    if (live_.contains(address)) {
-      ++s_.reused_without_free;
-      end(address);
-    }
-    if (size == 0) {
-      ++s_.zero_size_allocations;
-      size = 1;
-    } else if (size > kMaxFittedBlockSize) {
-      ++s_.clamped_sizes;
-      size = kMaxFittedBlockSize;
-    }
-    live_.emplace(address, TraceBlock{thread, made_[thread]++, size});
+  void start(const trace::LiveBlock& b) {
+    if (b.size == 0) ++s_.zero_size_allocations;
+    if (b.size > kMaxFittedBlockSize) ++s_.clamped_sizes;
+    const std::uint64_t size = fitted_size(b.size);
+    index_.push_back(made_[b.thread]++);  // index_[b.block]: blocks are numbered in start order
     sizes.push_back(size);
     ++s_.allocations;
     s_.requested_bytes += size;
@@ -128,30 +97,25 @@ class BlockTracker {
     s_.peak_live_requested_bytes = std::max(s_.peak_live_requested_bytes, live_bytes_);
   }
 
-  void end(std::uint64_t address) {
-    const auto it = live_.find(address);
-    if (it == live_.end()) {
-      ++s_.unmatched_frees;
-      return;
-    }
-    const TraceBlock& b = it->second;
+  void end(const trace::LiveBlock& b) {
+    const std::uint64_t size = fitted_size(b.size), index = index_[b.block];
     ++s_.frees;
-    live_bytes_ -= b.size;
-    if (made_[b.owner] < allocations_of[b.owner]) {
-      lifetimes.push_back(made_[b.owner] - b.index);
-      lifetime_sizes.push_back(b.size);
+    live_bytes_ -= size;
+    if (made_[b.thread] < allocations_of[b.thread]) {
+      lifetimes.push_back(made_[b.thread] - index);
+      lifetime_sizes.push_back(size);
     } else {
       ++s_.freed_after_owner_done;
-      censored.push_back(made_[b.owner] - b.index);
-      censored_sizes.push_back(b.size);
+      censored.push_back(made_[b.thread] - index);
+      censored_sizes.push_back(size);
     }
-    live_.erase(it);
   }
 
   const trace::TraceContents& trace_;
   TraceSummary& s_;
-  std::vector<std::uint64_t> made_;  // allocations made so far, per thread position
-  std::unordered_map<std::uint64_t, TraceBlock> live_;
+  trace::BlockMatcher matcher_;
+  std::vector<std::uint64_t> made_;   // allocations made so far, per thread position
+  std::vector<std::uint64_t> index_;  // per block: its number among its owner's allocations
   std::uint64_t live_bytes_ = 0;
 };
 

@@ -4,7 +4,8 @@
 //   Order    the threads' events are merged by TSC (ties: lower thread index first; a thread's
 //            own order is kept), so that a free in one thread follows the allocation in another
 //            that it releases, and an address is reused only after its free.
-//   Blocks   an allocation (malloc, calloc, new, aligned ops ...) starts a block at its address;
+//   Blocks   trace::BlockMatcher's (trace/block_lifetimes.hpp, the one matching rule):
+//            an allocation (malloc, calloc, new, aligned ops ...) starts a block at its address;
 //            a free ends the block live at its address; a realloc ends the old block and starts
 //            a new one (realloc(NULL, n) only starts, realloc(p, 0) returning NULL only ends).
 //            Failed calls (NULL result), free(NULL) and frees of addresses not live are ignored

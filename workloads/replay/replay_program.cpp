@@ -1,6 +1,7 @@
 // Trace -> replay program, and its file form (see replay_program.hpp).
 #include "workloads/replay/replay_program.hpp"
 
+#include "trace/block_lifetimes.hpp"
 #include "trace/recorded_order.hpp"
 
 #include <fcntl.h>
@@ -13,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "platform/durable_files.hpp"
 
@@ -29,23 +29,16 @@ constexpr char kProgramMagic[8] = {'A', 'S', 'R', 'E', 'P', 'L', 'Y', '1'};
 constexpr std::uint64_t kPageSize = 4096;
 constexpr unsigned kMaxAlignLog2 = 40;  // larger alignments are rounded down to it (align_log2_of)
 
-std::uint8_t align_log2_of(const TraceEvent& e) {
-  std::uint64_t a = e.alignment;
-  if ((e.op == TraceOp::valloc || e.op == TraceOp::pvalloc) && a == 0) a = kPageSize;
+// The replay alignment of a block started by `b` (0: the default alignment; realloc: always 0).
+std::uint8_t align_log2_of(const trace::LiveBlock& b) {
+  std::uint64_t a = b.alignment;
+  if ((b.op == TraceOp::valloc || b.op == TraceOp::pvalloc) && a == 0) a = kPageSize;
   unsigned log2 = 0;
   while ((std::uint64_t{1} << log2) < a && log2 < kMaxAlignLog2) ++log2;  // a non-power of two rounds up
   return std::uint8_t(log2 > replay_detail::kDefaultAlignLog2 ? log2 : 0);
 }
 
 std::uint64_t at_least_one(std::uint64_t size) { return size == 0 ? 1 : size; }
-
-// A block lifetime of the trace that is live at the current point of the merged order.
-struct LiveBlock {
-  std::uint32_t slot;
-  std::uint32_t producer;  // program thread
-  std::uint64_t size;
-  std::uint8_t align_log2;
-};
 
 class Builder {
  public:
@@ -56,7 +49,6 @@ class Builder {
       program_.threads[t].tid = trace.threads[t].tid;
     }
     program_.allocstats_every = every;
-    live_.reserve(1u << 16);
   }
 
   ReplayProgram build() {
@@ -67,11 +59,6 @@ class Builder {
 
  private:
   void count(const char* what) { counts_[what] += 1; }
-
-  std::uint32_t new_slot() {
-    if (program_.slots == UINT32_MAX) throw std::invalid_argument("trace has more than 2^32 - 1 block lifetimes: too many to replay");
-    return program_.slots++;
-  }
 
   void emit(std::uint32_t t, const ReplayOp& op) {
     ReplayThreadProgram& p = program_.threads[t];
@@ -102,101 +89,90 @@ class Builder {
   }
 
   // Ends `b`'s lifetime with a free by thread t.
-  void free_block(std::uint32_t t, const LiveBlock& b) {
+  void free_block(std::uint32_t t, const trace::LiveBlock& b) {
     ReplayOp op{};
     op.kind = ReplayOpKind::free;
-    op.size = b.size;
-    op.slot = b.slot;
-    op.wait = b.producer != t;
-    op.align_log2 = b.align_log2;
+    op.size = at_least_one(b.size);
+    op.slot = std::uint32_t(b.block);
+    op.wait = b.thread != t;
+    op.align_log2 = align_log2_of(b);
     emit(t, op);
   }
 
-  // Starts a lifetime at `address` produced by thread t; an address still live loses its old block first.
-  LiveBlock& start(std::uint32_t t, std::uint64_t address, std::uint64_t size, std::uint8_t align_log2) {
-    if (const auto it = live_.find(address); it != live_.end()) {
+  // The slot of the block `s` started (slots are the matcher's block numbers), after the free the
+  // trace missed of a block lost at its address.
+  std::uint32_t start(std::uint32_t t, const trace::BlockStep& s, std::uint8_t align_log2) {
+    if (s.lost) {
       count("implicit_frees");
-      free_block(t, it->second);
-      live_.erase(it);
+      free_block(t, *s.lost);
     }
-    LiveBlock& b = live_[address];
-    b = {new_slot(), t, size, align_log2};
-    max_block_ = std::max(max_block_, size + (align_log2 ? std::uint64_t{1} << align_log2 : 0));
-    return b;
+    if (s.started->block >= UINT32_MAX) throw std::invalid_argument("trace has more than 2^32 - 1 block lifetimes: too many to replay");
+    program_.slots = std::uint32_t(s.started->block + 1);
+    max_block_ = std::max(max_block_, at_least_one(s.started->size) + (align_log2 ? std::uint64_t{1} << align_log2 : 0));
+    return std::uint32_t(s.started->block);
   }
 
-  void allocation(std::uint32_t t, const TraceEvent& e, ReplayOpKind kind) {
-    if (e.address == 0) return count("failed_allocations_in_trace");
-    const std::uint8_t align = align_log2_of(e);
-    const LiveBlock& b = start(t, e.address, at_least_one(e.size), align);
+  void allocation(std::uint32_t t, const trace::BlockStep& s, ReplayOpKind kind) {
+    const std::uint8_t align = align_log2_of(*s.started);
     ReplayOp op{};
+    op.slot = start(t, s, align);
     op.kind = kind;
-    op.size = b.size;
-    op.slot = b.slot;
+    op.size = at_least_one(s.started->size);
     op.align_log2 = align;
     if (align != 0) count("aligned_allocations");
     emit(t, op);
   }
 
+  // The blocks come from trace::BlockMatcher (the one matching rule); the counts are the replay's
+  // own: a realloc whose old block is not live is counted in unmatched_reallocs also when it
+  // failed, and failed_allocations_in_trace counts every allocation or realloc that returned
+  // NULL without ending a block (realloc(NULL, 0) included).
   void convert(std::uint32_t t, const TraceEvent& e) {
-    ++events_;
     ops_by_kind_[trace::op_name(e.op)] += 1;
+    const trace::BlockStep s = matcher_.step(t, e);
     switch (trace::op_class(e.op)) {
       case OpClass::allocation:
-        allocation(t, e, e.op == TraceOp::calloc ? ReplayOpKind::allocate_zeroed : ReplayOpKind::allocate);
-        return;
-      case OpClass::free: {
-        if (e.address == 0) return count("null_frees");
-        const auto it = live_.find(e.address);
-        if (it == live_.end()) return count("unmatched_frees");
-        free_block(t, it->second);
-        live_.erase(it);
-        return;
-      }
+        if (!s.started) return count("failed_allocations_in_trace");
+        return allocation(t, s, e.op == TraceOp::calloc ? ReplayOpKind::allocate_zeroed : ReplayOpKind::allocate);
+      case OpClass::free:
+        if (s.null_free) return count("null_frees");
+        if (!s.ended) return count("unmatched_frees");
+        return free_block(t, *s.ended);
       case OpClass::realloc: break;
     }
-    if (e.old_address == 0) return allocation(t, e, ReplayOpKind::allocate);  // realloc(NULL, n)
-    const auto old = live_.find(e.old_address);
-    if (old == live_.end()) {
-      count("unmatched_reallocs");
-      return allocation(t, e, ReplayOpKind::allocate);
+    if (s.unknown_address) count("unmatched_reallocs");
+    if (!s.started) {
+      if (s.ended) return free_block(t, *s.ended);  // realloc(p, 0) that freed p
+      return count("failed_allocations_in_trace");  // the old block (if any) stays live
     }
-    if (e.address == 0) {
-      if (e.size != 0) return count("failed_allocations_in_trace");  // the old block stays live
-      free_block(t, old->second);  // realloc(p, 0) that freed p
-      live_.erase(old);
-      return;
-    }
-    const LiveBlock before = old->second;
-    live_.erase(old);
-    const LiveBlock& b = start(t, e.address, at_least_one(e.size), 0);
+    if (!s.ended) return allocation(t, s, ReplayOpKind::allocate);  // realloc(NULL, n), or of an unknown address
     ReplayOp op{};
+    op.slot = start(t, s, 0);
     op.kind = ReplayOpKind::reallocate;
-    op.size = b.size;
-    op.old_size = before.size;
-    op.slot = b.slot;
-    op.old_slot = before.slot;
-    op.wait = before.producer != t;
-    op.old_align_log2 = before.align_log2;
+    op.size = at_least_one(s.started->size);
+    op.old_size = at_least_one(s.ended->size);
+    op.old_slot = std::uint32_t(s.ended->block);
+    op.wait = s.ended->thread != t;
+    op.old_align_log2 = align_log2_of(*s.ended);
     emit(t, op);
   }
 
   void finish() {
-    for (const auto& [address, b] : live_) {
+    for (const auto& [address, b] : matcher_.live()) {
       ReplayLiveBlock l{};
-      l.size = b.size;
-      l.slot = b.slot;
-      l.align_log2 = b.align_log2;
-      program_.threads[b.producer].live_at_end.push_back(l);
+      l.size = at_least_one(b.size);
+      l.slot = std::uint32_t(b.block);
+      l.align_log2 = align_log2_of(b);
+      program_.threads[b.thread].live_at_end.push_back(l);
     }
     const std::size_t trace_threads = program_.threads.size();
     std::erase_if(program_.threads, [](const ReplayThreadProgram& p) { return p.ops.empty(); });
-    if (program_.threads.empty() || ops_ == 0) throw std::invalid_argument("the trace has no operation to replay (" + std::to_string(events_) + " events)");
+    if (program_.threads.empty() || ops_ == 0) throw std::invalid_argument("the trace has no operation to replay (" + std::to_string(matcher_.events()) + " events)");
     program_.max_block_bytes = max_block_;
-    nlohmann::json stats = {{"trace_events", events_}, {"ops", ops_}, {"slots", program_.slots},
+    nlohmann::json stats = {{"trace_events", matcher_.events()}, {"ops", ops_}, {"slots", program_.slots},
                             {"threads", program_.threads.size()}, {"trace_threads", trace_threads},
                             {"peak_live_requested_bytes", peak_}, {"end_live_requested_bytes", live_bytes_},
-                            {"live_at_end", live_.size()}, {"ops_by_kind", ops_by_kind_},
+                            {"live_at_end", matcher_.live().size()}, {"ops_by_kind", ops_by_kind_},
                             {"trace_truncation", trace_.truncation}, {"trace_tsc_hz", trace_.tsc_hz}};
     for (const char* c : {"unmatched_frees", "unmatched_reallocs", "null_frees", "failed_allocations_in_trace", "implicit_frees",
                           "cross_thread_consumes", "aligned_allocations"})
@@ -225,9 +201,9 @@ class Builder {
   std::uint64_t every_;
   bool slot_spans_;
   ReplayProgram program_;
-  std::unordered_map<std::uint64_t, LiveBlock> live_;
+  trace::BlockMatcher matcher_;
   std::map<std::string, std::uint64_t> counts_, ops_by_kind_;
-  std::uint64_t events_ = 0, ops_ = 0, live_bytes_ = 0, peak_ = 0, max_block_ = 1;
+  std::uint64_t ops_ = 0, live_bytes_ = 0, peak_ = 0, max_block_ = 1;
 };
 
 // --- file form -------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 // blocks still live at the end.
 //
 // Building (build_replay_program): the events of all threads are merged in TSC order (ties: thread
-// index, then the thread's own order); every allocation starts a block lifetime (a slot), matched
-// by address to the free or realloc that ends it.  What a trace can contain that has no op:
+// index, then the thread's own order); every block of trace::BlockMatcher (trace/block_lifetimes.hpp,
+// the one matching rule) is a slot, numbered as the matcher numbers blocks, and the free or realloc
+// it matches ends it.  What a trace can contain that has no op:
 //   - a free of an address never allocated in the trace (allocated before tracing started, or by
 //     a path the tracer did not see): skipped, counted as `unmatched_frees`;
 //   - free(NULL) and failed allocations (address 0): skipped, counted;

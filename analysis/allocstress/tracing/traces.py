@@ -12,7 +12,8 @@ index, then by the thread's own order.  The tracer stamps an allocation right af
 returned and a free right before it hands the block back, so in that order a free precedes the
 reuse of its address.  A *block* is the result of a successful allocation (address != 0) or of a
 successful realloc.  Frees and reallocs are matched to blocks by address in merged order, whatever
-thread made them (cross-thread frees are counted):
+thread made them (cross-thread frees are counted); the matching is C++'s (trace/block_lifetimes.hpp,
+_core.block_lifetimes: the one definition replay, trace-info and fit use too):
 
   allocation, address != 0        starts a block of `size` bytes at `address`
   allocation, address == 0        a failed allocation: no block (counted)
@@ -183,58 +184,19 @@ class Lifetimes:
 
 
 def block_lifetimes(trace: Trace) -> Lifetimes:
-    """Matches frees and reallocs to blocks by address in merged order (module docstring)."""
+    """The blocks of `trace` as C++ matches them (_core.block_lifetimes, trace/block_lifetimes.hpp:
+    the module docstring's model), with their clocks and the live bytes rendered here."""
     n = len(trace)
     if n == 0:
         return _no_blocks()
-    cls, address, old, size = trace.op_class, trace.address, trace.old_address, trace.size
-    alloc, free, realloc = cls == ALLOCATION, cls == FREE, cls == REALLOC
-    # Every event contributes at most one "end" (of the block at some address) and one "start".
-    ends = (free & (address != 0)) | (realloc & (old != 0) & ((address != 0) | (size == 0)))
-    starts = (alloc | realloc) & (address != 0)
-    end_event = np.flatnonzero(ends)
-    start_event = np.flatnonzero(starts)
-    end_address = np.where(free[end_event], address[end_event], old[end_event])
-    # Pseudo-events sorted by (address, event, end before start): each address's history in order.
-    pe_event = np.concatenate([end_event, start_event])
-    pe_start = np.concatenate([np.zeros(len(end_event), bool), np.ones(len(start_event), bool)])
-    pe_address = np.concatenate([end_address, address[start_event]])
-    order = np.lexsort((pe_start, pe_event, pe_address))
-    pe_event, pe_start, pe_address = pe_event[order], pe_start[order], pe_address[order]
-    same_as_next = np.zeros(len(order), bool)
-    same_as_next[:-1] = pe_address[1:] == pe_address[:-1]
-    next_start = np.zeros(len(order), bool)
-    next_start[:-1] = pe_start[1:]
-    next_event = np.full(len(order), n, dtype=np.int64)
-    next_event[:-1] = pe_event[1:]
-    # The state of an address after a pseudo-event depends only on that event: live after a start,
-    # not live after an end.  So an end matches iff the pseudo-event before it (same address) is a start.
-    matched_by_next = pe_start & same_as_next & ~next_start
-    lost = pe_start & same_as_next & next_start
-    live_at_end = pe_start & ~same_as_next
-    matched_end = np.zeros(len(order), bool)
-    matched_end[1:] = matched_by_next[:-1]
-    unmatched_end = ~pe_start & ~matched_end
-
-    # Blocks (start pseudo-events) in start order: an event starts at most one block.
-    block_pos = np.flatnonzero(pe_start)
-    block_pos = block_pos[np.argsort(pe_event[block_pos], kind="stable")]
-    start = pe_event[block_pos].astype(np.int64)
-    end = np.where(live_at_end[block_pos], n, next_event[block_pos]).astype(np.int64)
-    how = np.full(len(block_pos), End.FREED, dtype=np.uint8)
-    matched = matched_by_next[block_pos]
-    how[matched & (cls[np.minimum(end, n - 1)] == REALLOC)] = End.REALLOCATED  # realloc(old, n) or realloc(old, 0)
-    how[live_at_end[block_pos]] = End.LIVE_AT_END
-    how[lost[block_pos]] = End.LOST
-    block_size = size[start]
-    thread = trace.thread[start]
+    m = _core.block_lifetimes(trace.thread, trace.op, trace.address, trace.old_address, trace.size)
+    start, end, how, block_size, thread, end_thread = m["start"], m["end"], m["how"], m["size"], m["thread"], m["end_thread"]
     ended = end < n
-    end_thread = np.full(len(start), -1, dtype=np.int64)
-    end_thread[ended] = trace.thread[end[ended]]
 
     # The op-count clock: clock[i] = blocks started by events [0, i).
     clock = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(starts, out=clock[1:])
+    clock[start + 1] = 1  # an event starts at most one block
+    np.cumsum(clock, out=clock)
     start_clock = clock[start]
     allocations_between = clock[end] - start_clock - 1
     tsc = trace.tsc.astype(np.int64)
@@ -250,19 +212,9 @@ def block_lifetimes(trace: Trace) -> Lifetimes:
     np.add.at(delta, end[gone], -block_size[gone].astype(np.int64))
     live_bytes = np.cumsum(delta)
 
-    null_frees = int(np.count_nonzero(free & (address == 0)))
-    end_is_free = free[pe_event[unmatched_end]]
-    counts = {
-        "unmatched_frees": int(np.count_nonzero(end_is_free)),
-        "unmatched_reallocs": int(np.count_nonzero(~end_is_free)),
-        "null_frees": null_frees,
-        "failed_allocations": int(np.count_nonzero(alloc & (address == 0))),
-        "failed_reallocs": int(np.count_nonzero(realloc & (address == 0) & (size > 0))),
-        "cross_thread_frees": int(np.count_nonzero(matched & (end_thread != thread))),
-    }
-    return Lifetimes(start=start, end=end, how=how, size=block_size, address=address[start], thread=thread,
+    return Lifetimes(start=start, end=end, how=how, size=block_size, address=m["address"], thread=thread,
                      end_thread=end_thread, start_clock=start_clock, allocations_between=allocations_between,
-                     ticks=ticks, seconds=seconds, start_seconds=start_seconds, live_bytes=live_bytes, counts=counts)
+                     ticks=ticks, seconds=seconds, start_seconds=start_seconds, live_bytes=live_bytes, counts=m["counts"])
 
 
 def _no_blocks() -> Lifetimes:

@@ -163,6 +163,22 @@ def test_lifetimes_of_the_hand_built_trace(hand_trace):
     assert s["lifetime_allocations_quantiles"][1.0] == 1 and s["lifetime_seconds_quantiles"] == {}
 
 
+def test_lifetimes_render_the_cxx_matching(hand_trace, monkeypatch):
+    # The matching is C++'s (trace/block_lifetimes.hpp): Python takes its columns and counts as they are.
+    calls, matched = [], _core.block_lifetimes
+
+    def recorded(*arrays):
+        calls.append(matched(*arrays))
+        return calls[-1]
+
+    monkeypatch.setattr(traces._core, "block_lifetimes", recorded)
+    lt = traces.block_lifetimes(hand_trace)
+    assert len(calls) == 1
+    for name in ("start", "end", "how", "size", "address", "thread", "end_thread"):
+        assert getattr(lt, name) is calls[0][name], name
+    assert lt.counts is calls[0]["counts"]
+
+
 def test_seconds_follow_the_tsc_rate(hand_trace):
     hand_trace.meta["tsc_hz"] = 1e9  # as if the trace had recorded a 1 GHz TSC
     lt = traces.block_lifetimes(hand_trace)

@@ -17,6 +17,7 @@
 
 #include "analysis/core_bindings.hpp"
 #include "trace/block_lifetimes.hpp"
+#include "trace/recorded_order.hpp"
 #include "trace/trace_reader.hpp"
 #include "trace/trace_writer.hpp"
 
@@ -36,24 +37,20 @@ namespace tr = allocstress::trace;
 
 // Where one event of the merged order comes from: out.threads[thread_pos].events[seq].
 struct MergeKey {
-  std::uint64_t tsc;
   std::uint32_t thread_pos;
   std::uint64_t seq;
-  bool operator<(const MergeKey& o) const {
-    if (tsc != o.tsc) return tsc < o.tsc;
-    if (thread_pos != o.thread_pos) return thread_pos < o.thread_pos;
-    return seq < o.seq;
-  }
 };
 
-// The events of all threads merged: by TSC, ties by thread index, then by the thread's own order.
-// (TraceContents::threads is ordered by thread index, so its positions order like the indexes.)
+// The events of all threads in the trace's recorded order (trace/recorded_order.hpp: merged by TSC,
+// each thread's own order kept, ties to the lower thread position), the one order that C++'s replay,
+// fit, trace-info and block lifetimes walk too, so that an event index means the same event in
+// Python's arrays and in _core.block_lifetimes' start and end columns.
 std::vector<MergeKey> merged_order(const tr::TraceContents& t) {
   std::vector<MergeKey> keys;
   keys.reserve(t.events());
-  for (std::uint32_t pos = 0; pos < t.threads.size(); ++pos)
-    for (std::uint64_t seq = 0; seq < t.threads[pos].events.size(); ++seq) keys.push_back({t.threads[pos].events[seq].tsc, pos, seq});
-  if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+  tr::for_each_in_recorded_order(t, [&](std::size_t pos, const tr::TraceEvent& e) {
+    keys.push_back({static_cast<std::uint32_t>(pos), static_cast<std::uint64_t>(&e - t.threads[pos].events.data())});
+  });
   return keys;
 }
 

@@ -7,8 +7,10 @@ in allocstats.py (re-exported here).
     traces.log2_histogram(lt.size)               # sizes in power-of-two bins
     traces.trace_summary(t, lt)["peak_live_bytes"]
 
-The model.  Events are taken in the *merged order* the reader gives: by TSC, ties by thread
-index, then by the thread's own order.  The tracer stamps an allocation right after the allocator
+The model.  Events are taken in the *merged order* the reader gives, the trace's recorded order
+that C++'s replay, fit and block lifetimes walk too (trace/recorded_order.hpp): the threads merged
+by TSC, ties to the lower thread index, each thread's own order kept (a thread whose clock steps
+back is not reordered within itself).  The tracer stamps an allocation right after the allocator
 returned and a free right before it hands the block back, so in that order a free precedes the
 reuse of its address.  A *block* is the result of a successful allocation (address != 0) or of a
 successful realloc.  Frees and reallocs are matched to blocks by address in merged order, whatever

@@ -162,7 +162,7 @@ def geomean(table: pd.DataFrame, threshold: float, higher_is_better: bool = Fals
     out["ratio"] = st.geometric_mean(cells["ratio"])
     out["low"], out["high"] = st.geomean_ratio_interval(list(cells["values"]))
     if math.isnan(out["low"]):
-        return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no bootstrap interval (a resampled median <= 0)"}
+        return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no bootstrap interval of the geometric mean (a resampled median <= 0)"}
     out["decision"], out["reason"] = rule.decide(out["low"], out["high"], threshold, higher_is_better)
     return out
 

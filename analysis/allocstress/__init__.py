@@ -34,7 +34,7 @@ from .figures import plots
 from .results.frame import load
 from .results.loading import ResultsError, Runs, load_runs, read_results
 from .stats.statistics import (ALPHA, UNSTABLE_HALF_WIDTH, coefficient_of_variation, geometric_mean, mann_whitney_p, median_ci,
-                               min_achievable_p, ratio_of_medians, summarise_cell)
+                               min_achievable_p, summarise_cell)
 from .tabulation.cell_summary import plot_summary, summary
 from .tabulation.tables import COLUMNS, geomean_table, summary_table, to_csv, to_latex, to_markdown
 from .tracing import traces
@@ -54,6 +54,6 @@ globals().update(_FIGURE_FUNCTIONS)
 __all__ = [
     "ALPHA", "COLUMNS", "Comparison", "FIGURES", "ResultsError", "Runs", "UNSTABLE_HALF_WIDTH", "__version__", "build_info",
     "coefficient_of_variation", "compare", "fidelity", "figure_panels", "compare_files", "geomean_table", "geometric_mean", "load", "load_runs", "mann_whitney_p",
-    "median_ci", "min_achievable_p", "plot_summary", "plots", "ratio_of_medians", "read_results", "report",
+    "median_ci", "min_achievable_p", "plot_summary", "plots", "read_results", "report",
     "safety", "summarise_cell", "summary", "summary_table", "to_csv", "to_latex", "to_markdown", "traces", *FIGURES,
 ]

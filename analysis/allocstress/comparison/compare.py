@@ -4,15 +4,19 @@ A cell is (workload, allocator, threads).  Every cell that has a timing record i
 one row.  Where both runs have undisturbed `ok` repetitions with a value of the metric -- by
 default the catalogue's headline metric of the workload (net cycles per pair for alloc-test,
 search cycles per node visited for the data structures, ...), or `--metric` -- the row holds the
-ratio B / A of the medians with a percentile-bootstrap interval and the decision of
+ratio B / A of the medians with the quotient of the two runs' intervals of the median
+(sides.quotient_of_medians: the same interval the tables and the verdict give a ratio of medians)
+and the decision of
 compare_decision.py (better / worse / no change against the threshold).  Every other row is `n/a`
 with the reason (absent from a run, failed or skipped with its reason, every process disturbed,
 no void baseline, void itself for a net metric, fewer than 2 repetitions, a median <= 0).
 
 Multiplicity: m cells are decided at once, and one false `worse` fails a CI gate, so each
-interval is at level 1 - 0.05 / m (Bonferroni, statistics.familywise_level): all m intervals
-hold their true ratios together with probability >= 95% (nominal: the bootstrap is approximate),
-so with no change beyond the threshold anywhere, a cell is called worse or better with
+interval aims at level L = 1 - 0.05 / m (Bonferroni, statistics.familywise_level), each run's
+interval of the median at 1 - (1 - L) / 2, so that all m quotients hold their true ratios together
+with probability >= 95% (distribution-free; where the repetitions are too few for the order
+statistics to reach that level, the level each cell achieves is lower, and ci_level says so), so
+with no change beyond the threshold anywhere, a cell is called worse or better with
 probability <= 5% over the whole comparison.  The intervals describe the noise between
 repetitions of one run; a shift of the whole machine between the two runs is not in them.
 Only undisturbed timing records are compared (simulated-cache, profile and counts records are not
@@ -32,14 +36,14 @@ from . import compare_decision as rule
 from ..stats import statistics as st
 from .compare_context import context_differences
 from ..results.loading import Runs
-from .sides import side_values
+from .sides import quotient_of_medians, side_level, side_values
 from ..tabulation.structures import STRUCTURE_WORKLOADS  # noqa: F401 -- re-exported: the one definition is in structures.py
 
 CELL = ["workload", "allocator", "threads"]
 METRICS = list(catalogue.metrics())  # every catalogued metric can be compared (--metric)
 COLUMNS = CELL + ["metric", "decision", "reason", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low",
                   "ci_high", "ci_level", "p", "p_adjusted", "significance", "values"]
-INTERVAL_METHOD = "percentile bootstrap of the ratio of medians (both runs' repetitions resampled)"
+INTERVAL_METHOD = "quotient of the two runs' order-statistic intervals of the median ([B low / A high, B high / A low])"
 
 
 def headline_metric(workload: str) -> str:
@@ -57,25 +61,32 @@ def metric_label(table: pd.DataFrame, metric: str | None) -> str:
 
 @dataclass(frozen=True)
 class Interval:
-    """How the per-cell intervals are made: `level` per cell, `familywise` over `cells` cells."""
+    """How the per-cell intervals are made: aimed at `level` per cell (each run's median at
+    side_level), `familywise` over `cells` cells; `achieved` the lowest level a cell reached."""
     level: float
     familywise: float
     cells: int
-    resamples: int
+    achieved: float = math.nan
     method: str = INTERVAL_METHOD
+
+    @property
+    def side_level(self) -> float:
+        return side_level(self.level)
+
+    def short_of_aim(self) -> bool:
+        return math.isfinite(self.achieved) and self.achieved < self.level - 1e-12
 
     def name(self) -> str:
         together = (f"{self.familywise:.0%} for all {self.cells} cells together, Bonferroni" if self.cells > 1
                     else "one cell" if self.cells == 1 else "no cell has an interval")
-        return f"{self.method}, nominal {self.level:.2%} per cell ({together}; {self.resamples} resamples)"
+        shortfall = (f"; with these repetitions a cell achieves at least {self.achieved:.2%}, below the aim: run more "
+                     "repetitions" if self.short_of_aim() else "")
+        return (f"{self.method}, each median's at {self.side_level:.2%}, so the quotient holds with at least "
+                f"{self.level:.2%} per cell ({together}){shortfall}")
 
     def short(self) -> str:
-        return f"{self.level:.2%} bootstrap"
-
-
-def interval_for(cells: int, familywise: float = st.CONFIDENCE) -> Interval:
-    level = st.familywise_level(cells, familywise)
-    return Interval(level, familywise, cells, st.resamples_for(level))
+        lowest = f", achieved >= {self.achieved:.2%}" if self.short_of_aim() else ""
+        return f"quotient, level >= {self.level:.2%} aimed{lowest}"
 
 
 def _reason_without_interval(va: np.ndarray, vb: np.ndarray, note: str, names: tuple[str, str]) -> str:
@@ -107,13 +118,11 @@ def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.
                      "median_a": float(np.median(va)) if va.size else math.nan,
                      "median_b": float(np.median(vb)) if vb.size else math.nan, "values": (va, vb)})
     decided = [r for r in rows if not r["reason"] and r["reps_a"] >= 2 and r["reps_b"] >= 2]
-    interval = interval_for(len(decided), familywise)
+    level = st.familywise_level(len(decided), familywise)
     for r in rows:
         va, vb = r["values"]
-        ratio = st.ratio_of_medians(vb, va, interval.level, interval.resamples) if va.size and vb.size else \
-            {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": ""}
-        r.update(ratio=ratio["ratio"], ci_low=ratio["ci_low"], ci_high=ratio["ci_high"],
-                 ci_level=interval.level if not math.isnan(ratio["ci_low"]) else math.nan,
+        ratio = quotient_of_medians(va, vb, level)
+        r.update(ratio=ratio["ratio"], ci_low=ratio["ci_low"], ci_high=ratio["ci_high"], ci_level=ratio["ci_level"],
                  p=st.mann_whitney_p(va, vb) if va.size and vb.size else math.nan)
         if r["reason"]:
             r["decision"] = rule.NOT_AVAILABLE
@@ -128,7 +137,8 @@ def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.
     table["order"] = table["decision"].map(rule.ORDER)
     table = table.sort_values(["order", "ratio"], ascending=[True, False], kind="stable").drop(columns="order")
     table = table.reset_index(drop=True)
-    table.attrs["interval"] = interval
+    achieved = table["ci_level"].dropna()
+    table.attrs["interval"] = Interval(level, familywise, len(decided), float(achieved.min()) if len(achieved) else math.nan)
     return table
 
 
@@ -139,19 +149,20 @@ def decided(table: pd.DataFrame) -> pd.DataFrame:
 
 def geomean(table: pd.DataFrame, threshold: float, higher_is_better: bool = False) -> dict:
     """The geometric mean of B / A over the decided cells (present in both runs, with an interval)
-    with its 95% percentile-bootstrap interval (every cell's repetitions resampled), how many cells
+    with the 95% percentile-bootstrap interval of the geometric mean (every cell's repetitions
+    resampled: a mean over many cells, which the per-cell quotient cannot bound usefully), how many cells
     it averages out of how many rows, and the same decision rule applied to it (not part of the
     exit status).  n/a figures carry a reason."""
     cells = decided(table)
     out = {"ratio": math.nan, "low": math.nan, "high": math.nan, "level": st.CONFIDENCE, "cells": len(cells),
-           "of_cells": len(table), "method": f"{st.CONFIDENCE:.0%} percentile bootstrap of the geometric mean, "
+           "of_cells": len(table), "method": f"bootstrap interval of the geometric mean ({st.CONFIDENCE:.0%} percentile), "
            f"every cell's repetitions resampled, {st.BOOTSTRAP_RESAMPLES} resamples"}
     if cells.empty:
         return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no cell has a ratio in both runs"}
     out["ratio"] = st.geometric_mean(cells["ratio"])
     out["low"], out["high"] = st.geomean_ratio_interval(list(cells["values"]))
     if math.isnan(out["low"]):
-        return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no bootstrap interval (a resampled median <= 0)"}
+        return {**out, "decision": rule.NOT_AVAILABLE, "reason": "no bootstrap interval of the geometric mean (a resampled median <= 0)"}
     out["decision"], out["reason"] = rule.decide(out["low"], out["high"], threshold, higher_is_better)
     return out
 

@@ -13,8 +13,9 @@ not cancel it, because allocators' memory-bound work scales with the machine mor
 
 The check, per (workload, threads) that has a void cell in both runs and a void baseline
 (the registry's `void_baseline`): the ratio B / A of void's median `cycles_per_pair` over its
-undisturbed repetitions, with a percentile-bootstrap interval at a Bonferroni level over the
-checks (95% for all together), decided by the same rule as a cell (compare_decision.decide).
+undisturbed repetitions, with the quotient of the two runs' intervals of the median
+(sides.quotient_of_medians) aimed at a Bonferroni level over the checks (95% for all together;
+ci_level the level achieved), decided by the same rule as a cell (compare_decision.decide).
 `moved` is a `worse` or `better` decision: the whole interval lies outside ±threshold.  Then the
 comparison's cells cannot be attributed to the allocators alone, and `compare` exits with
 EXIT_REFERENCE_MOVED (3) instead of 0 or 4 (compare_result.py).  Workloads without a void
@@ -32,7 +33,7 @@ from ..results import catalogue
 from ..results.records import BASELINE
 from . import compare_decision as rule
 from ..stats import statistics as st
-from .sides import side_values
+from .sides import quotient_of_medians, side_values
 from ..results.loading import Runs
 
 COLUMNS = ["workload", "threads", "reps_a", "reps_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
@@ -62,10 +63,8 @@ def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFID
                "median_a": float(np.median(va)) if va.size else math.nan,
                "median_b": float(np.median(vb)) if vb.size else math.nan}
         short = [run for values, run in zip((va, vb), names) if values.size < 2]
-        ratio = (st.ratio_of_medians(vb, va, level, st.resamples_for(level)) if not short else
-                 {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": ""})
-        row.update(ratio=ratio["ratio"], ci_low=ratio["ci_low"], ci_high=ratio["ci_high"],
-                   ci_level=level if not math.isnan(ratio["ci_low"]) else math.nan)
+        ratio = quotient_of_medians(va, vb, level)
+        row.update(ratio=ratio["ratio"], ci_low=ratio["ci_low"], ci_high=ratio["ci_high"], ci_level=ratio["ci_level"])
         if why_a or why_b:
             row.update(moved=False, reason="; ".join(w for w in (why_a, why_b) if w) + ": not checked")
         elif short:

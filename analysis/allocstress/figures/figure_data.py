@@ -6,9 +6,12 @@ the ok, undisturbed timing repetitions (loading.measured_timing):
   from the results' median aggregate when there is one (its level and method as recorded), else
   the distribution-free order-statistic interval of statistics.median_ci (its achieved level:
   [min, max] below 95% with 5 or fewer repetitions);
-- cost relative to a reference allocator: median / the reference's median, with the 95%
-  percentile-bootstrap interval of that ratio of medians (statistics.ratio_of_medians, both
-  groups resampled).  The reference is REFERENCE (`system`, glibc's malloc) when the panel has it
+- cost relative to a reference allocator: median / the reference's median, with the quotient of
+  the two medians' intervals (median_intervals.ratio_interval, the interval the tables and the
+  verdict give the same ratio: the reference's interval over this cell's is the recorded
+  speed_vs_system_interval where it applies, inverted here, [1 / high, 1 / low]; its level is at
+  least the sum of the two medians' levels minus 1, Bonferroni; a lower end of 0 is unbounded,
+  where this cell's interval of the median reaches 0).  The reference is REFERENCE (`system`, glibc's malloc) when the panel has it
   with a positive median, else the most expensive allocator of the panel;
 - memory overhead (overhead_ratio) per repetition, its median and order-statistic interval; a
   cell one of whose repetitions has an invalid overhead has none (tables.overhead_ratios).
@@ -30,11 +33,12 @@ import pandas as pd
 from ..results import catalogue, safety
 from ..stats import statistics as st
 from ..results.loading import Runs, measured_timing
-from ..stats.median_intervals import median_interval, recorded_interval, recorded_medians
+from ..stats.median_intervals import median_interval, ratio_interval, recorded_interval, recorded_medians
 from ..tabulation.tables import BASELINE, REFERENCE, overhead_ratios
+from .plots import percent
 
 ORDER_STATISTIC = "order-statistic"
-BOOTSTRAP = "percentile-bootstrap"  # the ratio's interval: statistics.ratio_of_medians
+QUOTIENT = "quotient of the medians' intervals"  # the ratio's interval: median_intervals.ratio_interval
 IN_TREE = "reference allocators built in (allocator_kind in_tree: bump, eqclass, pool)"
 NOT_RANKED = " (non-conforming, not ranked)"  # after a non-conforming allocator's name in the figures
 
@@ -53,7 +57,7 @@ class Cell:
     method: str
     overhead: np.ndarray          # overhead_ratio per repetition (empty when invalid or absent)
     overhead_note: str = ""       # why there is no overhead
-    ratio: dict = field(default_factory=dict)  # ratio_of_medians to the panel's reference
+    ratio: dict = field(default_factory=dict)  # ratio, ci_low, ci_high, level, method, note: to the panel's reference
     nonconforming: str = ""       # why it breaks malloc's contract ("" = it conforms): not ranked
 
     @property
@@ -120,14 +124,15 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
     nonconforming = safety.nonconforming_allocators(runs.documents[runs.run_names().index(run)])
     out = []
     for threads, group in rows.groupby("threads", sort=True):
-        cells = []
+        cells, speed = [], {}  # speed: allocator -> its recorded speed_vs_system_interval, where it is this ratio's
         for allocator, g in group.groupby("allocator", sort=False):
             good = g[g.index.isin(ok.index)]
             values = _column(good, column)
             if values.size == 0:
                 continue
             bad = g[(g["status"] == "ok") & (mode.loc[g.index] == "timing") & g["disturbed"]]
-            own = recorded_interval(recorded.get((run, workload, allocator, int(threads))), metric)
+            entry = recorded.get((run, workload, allocator, int(threads)))
+            own = recorded_interval(entry, metric)
             iv = median_interval(values, own)
             low, high, level = iv["low"], iv["high"], iv["level"]
             method = (own.get("method") or ORDER_STATISTIC) if own else ORDER_STATISTIC
@@ -137,15 +142,58 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
             cells.append(Cell(allocator, kind, values, _column(bad, column), float(np.median(values)), low, high, level,
                               method, overhead, note or ("" if overhead.size else "no overhead_ratio recorded"),
                               nonconforming=nonconforming.get(allocator, "")))
+            speed[allocator] = (entry or {}).get("speed_vs_system_interval") if own is not None and _is_speed_metric(workload, metric) else None
         if not cells:
             continue
         ref, why = choose_reference(cells, reference)
         ref_cell = next((c for c in cells if c.allocator == ref), None)
         for c in cells:
-            c.ratio = (st.ratio_of_medians(c.values, ref_cell.values) if ref_cell is not None
-                       else {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "note": why})
+            c.ratio = ratio_to_reference(c, ref_cell, speed.get(c.allocator) if ref == REFERENCE else None, why)
         out.append(Panel(run, workload, int(threads), metric, ref, why, cells))
     return out
+
+
+def _is_speed_metric(workload: str, metric: str) -> bool:
+    """Whether `metric` is the one C++ records speed_vs_system of (results_summary speed_metric:
+    the headline where it is a record field, or a program's)."""
+    m = catalogue.metric(metric)
+    return m is not None and (m["place"] == "record" or catalogue.is_program(workload))
+
+
+def _bounds(c: Cell) -> dict:
+    return {"low": c.low, "high": c.high, "level": c.level}
+
+
+def ratio_to_reference(c: Cell, ref: Cell | None, recorded: dict | None, why: str) -> dict:
+    """{ratio, ci_low, ci_high, level, method, note}: c's median / ref's, its interval the inverse of
+    ratio_interval(ref, c) -- the recorded speed_vs_system_interval when given -- so that figures and
+    tables show one interval for one ratio.  ci_low 0: no lower bound (c's interval reaches 0)."""
+    out = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan, "level": math.nan, "method": QUOTIENT, "note": why}
+    if ref is None:
+        return out
+    if not (c.median > 0 and ref.median > 0):
+        return {**out, "note": "a median is <= 0 (cost indistinguishable from the baseline): no ratio"}
+    out.update(ratio=c.median / ref.median, note="")
+    if c is ref:
+        return {**out, "note": "the reference"}
+    if c.values.size < 2 or ref.values.size < 2:
+        return {**out, "note": "fewer than 2 values: no interval"}
+    q = ratio_interval(_bounds(ref), _bounds(c), recorded)
+    if not math.isfinite(q["low"]) or q["low"] <= 0:
+        return {**out, "note": "no interval: a median's interval is missing or not above 0"}
+    out.update(ci_low=1 / q["high"] if math.isfinite(q["high"]) else 0.0, ci_high=1 / q["low"], level=q["level"])
+    if out["ci_low"] == 0:
+        out["note"] = "no lower bound: its interval of the median reaches 0"
+    return out
+
+
+def ratio_interval_text(panels: list[Panel]) -> str:
+    """How the figures name the ratios' intervals: the method and the lowest level drawn."""
+    levels = [c.ratio.get("level", math.nan) for p in panels for c in p.cells]
+    levels = [x for x in levels if math.isfinite(x)]
+    if not levels:
+        return f"{QUOTIENT} (none drawn)"
+    return f"{QUOTIENT}, level >= {percent(min(levels))} (Bonferroni: both medians' levels summed minus 1)"
 
 
 def figure_workloads(runs: Runs, run: str) -> list[str]:

@@ -4,8 +4,8 @@ top; non-conforming allocators last, not ranked, labelled so), the colour the lo
 the column's reference allocator on a diverging scale around 1 (blue cheaper or leaner, red
 costlier or fatter), every cell annotated; a cell that cannot be formed is grey and says n/a.
 
-- relative cost: the ratio of medians of the headline metric, annotated with its 95%
-  percentile-bootstrap interval;
+- relative cost: the ratio of medians of the headline metric, annotated with the quotient
+  of the two medians' intervals (figure_data.ratio_to_reference);
 - memory overhead: the ratio of median overhead_ratio to the reference's, annotated with the
   allocator's own median overhead_ratio in parentheses."""
 
@@ -18,8 +18,8 @@ import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 
 from ..stats import statistics as st
-from .figure_data import BOOTSTRAP, Panel
-from .plots import percent, save
+from .figure_data import Panel, ratio_interval_text
+from .plots import save
 
 MAX_LOG2 = 3.0  # colours saturate at 8x either way
 MIN_LOG2 = 1.0  # and span at least 0.5x..2x, so that a few percent do not look like a lot
@@ -86,7 +86,7 @@ def plot_cost_heatmap(panels: list[Panel], stem: str) -> str:
                 notes[i][j] = f"{r['ratio']:.2f}×{ci}"
     references = ", ".join(sorted({p.reference_note for p in panels}))
     title = (f"run {panels[0].run}: headline cost relative to {references}\n"
-             f"cells: ratio of medians [{percent(st.CONFIDENCE)} {BOOTSTRAP} interval]; rows: cheapest geometric mean first")
+             f"cells: ratio of medians [{ratio_interval_text(panels)}]; rows: cheapest geometric mean first")
     return _draw(grid, notes, _labels(panels, rows), columns, title, "cost / the reference's (log scale)", stem)
 
 

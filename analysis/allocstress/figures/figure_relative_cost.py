@@ -1,6 +1,6 @@
 """Cost relative to a reference allocator, per workload: one panel per thread count, one
 horizontal bar per allocator from 1 (the reference) to its ratio of medians, cheapest at the top,
-whiskers the 95% percentile bootstrap of that ratio, the value and interval written beside the
+whiskers the quotient of the two medians' intervals (figure_data.ratio_to_reference; level in the title), the value and interval written beside the
 allocator's name (non-conforming allocators last, not ranked: figure_data.NOT_RANKED); a log axis when the ratios span more than plots.LOG_SPAN.  A ratio that cannot
 be formed is drawn as 'n/a' with its reason."""
 
@@ -11,14 +11,11 @@ import textwrap
 
 import matplotlib.pyplot as plt
 
-from ..stats import statistics as st
-from .figure_data import BOOTSTRAP, Panel
-from .plots import percent, save, set_ratio_axis
+from .figure_data import Panel, ratio_interval_text
+from .plots import save, set_ratio_axis
 
 CHEAPER, COSTLIER, REFERENCE_COLOUR = "#4c72b0", "#dd8452", "#999999"
 LABEL_WIDTH = 48  # characters of an allocator's label before it wraps (long n/a reasons)
-WHISKERS = (f"whiskers: {percent(st.CONFIDENCE)} {BOOTSTRAP} interval of the ratio of medians "
-            f"({st.BOOTSTRAP_RESAMPLES} resamples, both allocators' repetitions resampled)")
 
 
 def ratio_text(ratio: dict) -> str:
@@ -28,7 +25,7 @@ def ratio_text(ratio: dict) -> str:
         return "n/a: " + (ratio.get("note") or "no ratio")
     if math.isnan(ratio.get("ci_low", math.nan)):
         return f"{r:.2f}× (" + (ratio.get("note") or "no interval") + ")"
-    return f"{r:.2f}× [{ratio['ci_low']:.2f}, {ratio['ci_high']:.2f}]"
+    return f"{r:.2f}× [{ratio['ci_low']:.2f}, {ratio['ci_high']:.2f}]" + (" (no lower bound)" if ratio["ci_low"] <= 0 else "")
 
 
 def _draw_panel(ax, panel: Panel, limits: list[float]) -> None:
@@ -72,6 +69,7 @@ def plot_relative_cost(panels: list[Panel], stem: str) -> str:
     first = panels[0]
     references = sorted({p.reference_note for p in panels})
     fig.suptitle(f"{first.workload}, run {first.run}: cost relative to {'; '.join(references)}\n"
-                 f"bars: ratio of medians of {first.metric}, cheapest first; {WHISKERS}", fontsize=9)
+                 f"bars: ratio of medians of {first.metric}, cheapest first; whiskers: "
+                 f"{ratio_interval_text(panels)}", fontsize=9)
     fig.tight_layout()
     return save(fig, stem)

@@ -1,6 +1,6 @@
 """Thread sweeps of one workload, drawn only when it ran at MIN_THREAD_COUNTS or more thread
 counts (with fewer, a line is two dots and the bar figures say more): cost relative to the
-reference allocator (left; whiskers the 95% percentile bootstrap of the ratio of medians) and
+reference allocator (left; whiskers the quotient of the two medians' intervals) and
 median memory overhead (right; whiskers its order-statistic interval) against threads, one line
 per allocator, log axes where the values span more than plots.LOG_SPAN, the legend outside."""
 
@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..stats import statistics as st
-from .figure_data import BOOTSTRAP, ORDER_STATISTIC, Panel
-from .plots import allocator_colours, legend_outside, levels_text, percent, save, set_ratio_axis
+from .figure_data import ORDER_STATISTIC, Panel, ratio_interval_text
+from .plots import allocator_colours, legend_outside, levels_text, save, set_ratio_axis
 
 MIN_THREAD_COUNTS = 3
 
@@ -68,8 +68,7 @@ def plot_thread_sweep(panels: list[Panel], stem: str) -> str:
     log_cost = set_ratio_axis(cost, cost_values, axis="y")
     log_memory = set_ratio_axis(memory, memory_values, axis="y")
     references = ", ".join(sorted({p.reference_note for p in panels}))
-    cost.set_title(f"cost relative to {references}\nwhiskers: {percent(st.CONFIDENCE)} {BOOTSTRAP} interval of the ratio "
-                   "of medians", fontsize=8)
+    cost.set_title(f"cost relative to {references}\nwhiskers: {ratio_interval_text(panels)}", fontsize=8)
     cost.set_ylabel(f"{panels[0].metric} / the reference's" + (" (log axis)" if log_cost else ""), fontsize=8)
     cost.axhline(1, color="black", linewidth=0.8)
     memory.set_title("memory overhead, median\nwhiskers: " + levels_text(levels) + " of the median", fontsize=8)

@@ -9,16 +9,15 @@ from __future__ import annotations
 import os
 
 from ..figures import figure_heatmap, figure_overhead, figure_relative_cost, figure_repetitions, figure_thread_sweep
-from ..stats import statistics as st
-from ..figures.figure_data import BOOTSTRAP, figure_workloads, panels
+from ..figures.figure_data import QUOTIENT, figure_workloads, panels
 from .html_parts import escape, figure, file_stem
 from ..results.loading import Runs
-from ..figures.plots import percent
 from ..tabulation.tables import BASELINE
 
-RATIO_INTERVAL = (f"{percent(st.CONFIDENCE)} {BOOTSTRAP} interval of the ratio of medians "
-                  f"({st.BOOTSTRAP_RESAMPLES} resamples, both allocators' repetitions resampled; approximate: below its "
-                  "nominal level with few repetitions)")
+RATIO_INTERVAL = (f"{QUOTIENT} ([the reference's high / this low, ...] inverted: the interval the tables give "
+                  "speed vs system, the recorded one where the results file has it), whose level is at least the two "
+                  "medians' levels summed minus 1 (the lowest drawn is in the figure's title); a lower end of 0 is "
+                  "unbounded")
 CAPTIONS = {
     "cost": ("Cost relative to the reference allocator, one panel per thread count, cheapest at the top: bars from 1 to the "
              "ratio of the medians of the workload's headline metric (< 1 cheaper); whiskers and the bracket beside each "

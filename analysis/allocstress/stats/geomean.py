@@ -1,7 +1,8 @@
 """The geometric-mean table: per run and allocator, the geometric mean over cells (workload x
-thread count) of speed_vs_system and of overhead_vs_system, with a 95% percentile-bootstrap
-interval over repetitions (every cell's repetitions of the allocator and of system resampled,
-statistics.geomean_ratio_interval), sorted cheapest first (highest speed vs system).
+thread count) of speed_vs_system and of overhead_vs_system, with the bootstrap interval of the
+geometric mean (95% percentile over repetitions: every cell's repetitions of the allocator and of
+system resampled, statistics.geomean_ratio_interval; a mean over many cells, not a per-cell ratio),
+sorted cheapest first (highest speed vs system).
 
 Every allocator of a run is averaged over the same cells: those where every listed allocator has
 the ratio.  An allocator with no ratio anywhere is left out of the table instead (it would leave
@@ -18,7 +19,7 @@ from . import statistics as st
 
 GEOMEAN_COLUMNS = ["run", "allocator", "rows", "geomean_speed_vs_system", "speed_ci_low", "speed_ci_high",
                    "overhead_rows", "geomean_overhead_vs_system", "overhead_ci_low", "overhead_ci_high"]
-INTERVAL = "95% percentile bootstrap over repetitions"
+INTERVAL = "bootstrap interval of the geometric mean, 95% percentile over repetitions"
 
 
 def _common_cells(g: pd.DataFrame, column: str, left_out: list, run: str, what: str) -> tuple[set, list]:

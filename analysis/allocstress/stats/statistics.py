@@ -14,17 +14,16 @@ stream, not the randomness of the workload (run several seeds for that).
 Per cell: the median, a distribution-free confidence interval of the median from order
 statistics (binomial; with n <= 5 the best available is [min, max], whose true level
 1 - 2^(1-n) is reported), and the coefficient of variation (sample sd / |mean|), flagged
-unstable at >= 5%.  Between two allocators: the ratio of medians with a percentile-bootstrap
-interval (both groups resampled; approximate, and below its nominal level with few repetitions),
-and a two-sided Mann-Whitney U test, computed exactly over all rank permutations (mid-ranks for
+unstable at >= 5%.  Between two allocators (a ratio of medians and its interval, the quotient of
+the two medians' intervals: median_intervals.ratio_interval) a two-sided Mann-Whitney U test, computed exactly over all rank permutations (mid-ranks for
 ties) for up to 20 values in all, by scipy's normal approximation above that.  With n1 and n2
 repetitions and no ties the smallest reachable p-value is 2 / C(n1+n2, n1): 3 vs 3 can never
 reach 5%, and `significance_mark` then says n/a.  Comparing many cells at once (`compare`), the
 p-values are adjusted by the Benjamini-Hochberg method, so that an A/A comparison calls any cell
 significant with probability at most ALPHA; the geometric mean of the cells' ratios gets a
-percentile-bootstrap interval (every cell's repetitions resampled).  `compare` decides every
-cell by its ratio's interval widened for the number of cells compared (Bonferroni:
-`familywise_level`), with enough resamples for the thinner tails (`resamples_for`).
+percentile-bootstrap interval (every cell's repetitions resampled: a mean over many cells, named
+"bootstrap interval of the geometric mean" wherever it is shown).  `compare` decides every cell by
+its ratio's interval widened for the number of cells compared (Bonferroni: `familywise_level`).
 """
 
 from __future__ import annotations
@@ -43,8 +42,6 @@ CONFIDENCE = 0.95           # nominal level of the intervals
 BOOTSTRAP_RESAMPLES = 2000  # percentile bootstrap; fixed seed, so intervals are reproducible
 BOOTSTRAP_SEED = 20180101
 EXACT_TEST_MAX_VALUES = 20  # exact permutation Mann-Whitney up to this many values in all
-TAIL_RESAMPLES = 50         # resamples_for: at least this many resamples beyond each end of an interval
-MAX_RESAMPLES = 100_000     # ... but never more resamples than this (memory and time)
 RESAMPLED_VALUES_PER_CHUNK = 4_000_000  # resampled values held at once (bounds memory; same random stream)
 
 
@@ -104,40 +101,6 @@ def familywise_level(cells: int, level: float = CONFIDENCE) -> float:
     probability at least `level` (Bonferroni: 1 - (1 - level) / cells; valid whatever the
     dependence between cells).  `level` itself for one cell or none."""
     return 1 - (1 - level) / max(1, cells)
-
-
-def resamples_for(level: float) -> int:
-    """Bootstrap resamples for a percentile interval at `level`: enough that TAIL_RESAMPLES fall
-    beyond each end ((1 - level) / 2 of them do), at least BOOTSTRAP_RESAMPLES, at most MAX_RESAMPLES."""
-    return int(min(MAX_RESAMPLES, max(BOOTSTRAP_RESAMPLES, math.ceil(TAIL_RESAMPLES / ((1 - level) / 2)))))
-
-
-def ratio_of_medians(numerator, denominator, level: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES,
-                     seed: int = BOOTSTRAP_SEED) -> dict:
-    """{"ratio", "ci_low", "ci_high", "note"}: median(numerator) / median(denominator) with a
-    percentile-bootstrap interval.  A ratio of costs is only meaningful when both are positive:
-    the ratio is NaN (with a note) when either median is <= 0, and the interval is NaN (with a
-    note) when some resampled median is <= 0."""
-    a, b = clean(numerator), clean(denominator)
-    nan = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    if a.size == 0 or b.size == 0:
-        return {**nan, "note": "no values"}
-    ma, mb = float(np.median(a)), float(np.median(b))
-    if ma <= 0 or mb <= 0:
-        return {**nan, "note": "a median is <= 0 (cost indistinguishable from the baseline): no ratio"}
-    out = {"ratio": ma / mb, "ci_low": math.nan, "ci_high": math.nan, "note": ""}
-    if a.size < 2 or b.size < 2:
-        out["note"] = "fewer than 2 values: no interval"
-        return out
-    rng = np.random.default_rng(seed)
-    ra = resampled_medians(rng, a, resamples)
-    rb = resampled_medians(rng, b, resamples)
-    if np.any(ra <= 0) or np.any(rb <= 0):
-        out["note"] = "some resampled medians are <= 0: no interval"
-        return out
-    tail = (1 - level) / 2 * 100
-    out["ci_low"], out["ci_high"] = (float(x) for x in np.percentile(ra / rb, [tail, 100 - tail]))
-    return out
 
 
 def _exact_mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..results import catalogue
 from ..stats import statistics as st
+from ..stats.median_intervals import median_interval, ratio_interval
 from ..results.loading import ResultsError, Runs
 from ..results.records import is_number, timing_records
 from .structures import to_markdown as _markdown_table
@@ -81,8 +82,9 @@ def blowup_columns(workload: str, companion: str) -> list[tuple[str, str, str]]:
          f"{companion} at the same run, allocator and threads (the matrix runs {companion} beside {workload}{why}).  > 1: "
          f"{workload} costs more memory than {companion}.  n/a without an ok {companion} cell, or when a median "
          "overhead is <= 0 (void)."),
-        ("blowup_ci_low", "ratio", f"Lower end of the 95% percentile-bootstrap interval of {ratio} (both groups "
-         "resampled, as speed_vs_system)."),
+        ("blowup_ci_low", "ratio", f"Lower end of the interval of {ratio}: the two medians' order-statistic intervals "
+         "divided (this low / the companion's high; median_intervals.ratio_interval, as speed_vs_system), level at least "
+         "the sum of their levels minus 1 (Bonferroni)."),
         ("blowup_ci_high", "ratio", "Upper end of that interval."),
     ]
 
@@ -156,8 +158,11 @@ def _blowup(overhead: np.ndarray, reference: np.ndarray | None, companion: str) 
         return {**nan, "note": f"no ok {companion} cell at this allocator and threads: no blowup"}
     if overhead.size == 0 or median_of(overhead) <= 0 or median_of(reference) <= 0:
         return {**nan, "note": "a median overhead ratio is missing or <= 0 (no RSS growth, e.g. void): no blowup"}
-    ratio = st.ratio_of_medians(overhead, reference)
-    return {**ratio, "note": "blowup: " + ratio["note"] if ratio["note"] else ""}
+    q = ratio_interval(median_interval(overhead), median_interval(reference))
+    short = overhead.size < 2 or reference.size < 2
+    note = "" if math.isfinite(q["low"]) else "blowup: fewer than 2 values: no interval" if short else \
+        "blowup: no interval (an interval of a median is not above 0)"
+    return {"ratio": median_of(overhead) / median_of(reference), "ci_low": q["low"], "ci_high": q["high"], "note": note}
 
 
 def _overheads(records: list[dict]) -> tuple:
@@ -304,7 +309,7 @@ def display_rows(table: WorkloadTable) -> tuple[list[str], list[list[str]]]:
     entry = catalogue.workload(table.workload)
     void_baseline = entry["void_baseline"] if entry else table.workload not in FALSE_SHARING_WORKLOADS
     headers = (["run"] if multi_run else []) + ["allocator", "threads", "reps"] + ([over["label"]] if overhead else []) + [
-        _label(k, table.definition) for k in table.metrics.values()] + ([f"blowup vs {table.companion} [95% bootstrap]"] if blowup else [])
+        _label(k, table.definition) for k in table.metrics.values()] + ([f"blowup vs {table.companion} [quotient of the medians' intervals]"] if blowup else [])
     rows = []
     for _, r in frame.iterrows():  # metric names need not be identifiers: not itertuples
         baseline = void_baseline and r["allocator"] == BASELINE
@@ -337,7 +342,8 @@ def legend(table: WorkloadTable) -> str:
             else WORKLOAD_LEGENDS.get(entry or catalogue.base_name(table.workload), ""))
     if table.companion:
         text += (f"  blowup vs {table.companion} = median overhead ratio / {table.companion}'s at the same allocator and "
-                 "threads (the matrix runs it beside this workload) with a 95% bootstrap interval; n/a without that cell.")
+                 "threads (the matrix runs it beside this workload) with the quotient of the two medians' intervals (level at least "
+                 "the sum of theirs minus 1); n/a without that cell.")
     notes = [n for n in dict.fromkeys(table.frame["notes"]) if n]
     return " ".join(p for p in (text.strip(), LEGEND, *(f"Note: {n}." for n in notes)) if p)
 

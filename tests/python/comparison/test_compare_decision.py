@@ -67,13 +67,6 @@ def test_familywise_level_is_bonferroni():
     assert st.familywise_level(18) == pytest.approx(1 - 0.05 / 18)
 
 
-def test_resamples_leave_enough_beyond_each_end():
-    assert st.resamples_for(0.95) == st.BOOTSTRAP_RESAMPLES  # 2000 x 2.5% = 50 beyond each end
-    level = st.familywise_level(18)
-    assert st.resamples_for(level) * (1 - level) / 2 >= st.TAIL_RESAMPLES
-    assert st.resamples_for(1 - 1e-9) == st.MAX_RESAMPLES
-
-
 def test_chunked_resampled_medians_are_the_unchunked_ones(monkeypatch):
     values = np.arange(1.0, 38.0)
     whole = np.median(np.random.default_rng(3).choice(values, size=(1001, values.size)), axis=1)
@@ -81,10 +74,16 @@ def test_chunked_resampled_medians_are_the_unchunked_ones(monkeypatch):
     assert np.array_equal(st.resampled_medians(np.random.default_rng(3), values, 1001), whole)
 
 
-def test_wider_level_gives_a_wider_ratio_interval():
+def test_a_cells_interval_is_the_quotient_of_the_medians_intervals_at_half_the_missed_level():
+    from allocstress.comparison.sides import quotient_of_medians, side_level
     a = np.linspace(90, 110, 21)
     b = a * 1.2
-    narrow = st.ratio_of_medians(b, a, 0.95, st.resamples_for(0.95))
-    wide = st.ratio_of_medians(b, a, st.familywise_level(20), st.resamples_for(st.familywise_level(20)))
+    narrow, wide = quotient_of_medians(a, b, 0.95), quotient_of_medians(a, b, st.familywise_level(20))
     assert narrow["ratio"] == wide["ratio"] == pytest.approx(1.2)
     assert wide["ci_low"] <= narrow["ci_low"] <= 1.2 <= narrow["ci_high"] <= wide["ci_high"]
+    lo_a, hi_a, level_a = st.median_ci(a, side_level(0.95))
+    lo_b, hi_b, level_b = st.median_ci(b, side_level(0.95))
+    assert (narrow["ci_low"], narrow["ci_high"]) == (lo_b / hi_a, hi_b / lo_a)
+    assert narrow["ci_level"] == pytest.approx(level_a + level_b - 1) and narrow["ci_level"] >= 0.95
+    few = quotient_of_medians(np.array([9.0, 10, 11]), np.array([18.0, 20, 22]), 0.95)  # [min, max] at 75% each
+    assert (few["ci_low"], few["ci_high"], few["ci_level"]) == (18 / 11, 22 / 9, 0.5)

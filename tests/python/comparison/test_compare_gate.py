@@ -62,7 +62,8 @@ def test_cli_exit_code_gates_on_worse(golden, tmp_path):
     table = r.stdout[r.stdout.index("| decision |"):]
     rows = [line for line in table.splitlines() if line.startswith("| worse") or line.startswith("| better")]
     assert [line.split(" | ")[0] for line in rows] == ["| worse"] * 2 + ["| better"] * 2  # worst first
-    assert "nominal 99.58% per cell (95% for all 12 cells together, Bonferroni" in r.stdout
+    assert "the quotient holds with at least 99.58% per cell (95% for all 12 cells together, Bonferroni)" in r.stdout
+    assert "a cell achieves at least 87.50%, below the aim" in r.stdout  # 5 repetitions: [min, max], 93.75% each
     # the other direction: B -> A swaps worse and better; the same file against itself is clean
     assert run_cli("compare", b, golden).returncode == rule.EXIT_WORSE
     same = write_variant(tmp_path, "same.json", lambda doc: None)
@@ -84,12 +85,13 @@ def test_json_holds_the_whole_comparison(golden, tmp_path):
     assert verdict["worse"] == 2 and verdict["better"] == 2 and verdict["n/a"] >= 2  # void at 1 and 2 threads
     assert verdict["no change"] + verdict["n/a"] == 10  # the 5 untouched allocators and void, 2 thread counts
     assert doc["interval"]["familywise_level"] == 0.95 and doc["interval"]["cells"] == 12
-    assert doc["interval"]["level"] == pytest.approx(1 - 0.05 / 12) and "bootstrap" in doc["interval"]["method"]
+    assert doc["interval"]["level"] == pytest.approx(1 - 0.05 / 12) and "quotient" in doc["interval"]["method"]
+    assert doc["interval"]["achieved_level_at_least"] == pytest.approx(0.875)
     cells = {(x["allocator"], x["threads"]): x for x in doc["cells"]}
     assert len(cells) == 14
     worse = cells[("jemalloc", 2)]
     assert worse["decision"] == "worse" and worse["interval"]["low"] > 1.05 and worse["reason"]
-    assert worse["interval"]["level"] == doc["interval"]["level"]
+    assert worse["interval"]["level"] == pytest.approx(0.875) and worse["interval"]["level"] < doc["interval"]["level"]  # achieved < aim
     assert cells[("void", 1)]["decision"] == "n/a" and cells[("void", 1)]["interval"] is None
     assert "baseline" in cells[("void", 1)]["reason"]
     assert doc["counts"]["compared"] is False and "counts records" in doc["counts"]["reason"]

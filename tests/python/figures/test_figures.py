@@ -172,3 +172,33 @@ def test_cell_warnings_are_shown_next_to_their_cells(tmp_path):
     rows = re.findall(r"<tr>(.*?)</tr>", summary)
     marked = [r for r in rows if "⚠" in r]
     assert len(marked) == 1 and '<td class="l">jemalloc ⚠</td><td>2</td>' in marked[0]
+
+
+def _cell(name, values, low, high, level=0.9375):
+    import numpy as np
+    v = np.asarray(values, dtype=float)
+    return figure_data.Cell(name, "drop_in", v, np.array([]), float(np.median(v)), low, high, level, "order-statistic",
+                            np.array([]))
+
+
+def test_a_ratio_to_the_reference_gets_the_inverted_quotient_of_the_medians_intervals(tmp_path):
+    ref = _cell("system", [100, 110, 120, 130, 140], 100, 140)
+    mine = _cell("x", [50, 55, 60, 65, 70], 50, 70)
+    r = figure_data.ratio_to_reference(mine, ref, None, "")
+    assert r["ratio"] == 0.5 and r["ci_low"] == 50 / 140 and r["ci_high"] == 70 / 100
+    assert r["level"] == 0.875 and r["method"] == figure_data.QUOTIENT
+    # the recorded speed_vs_system_interval (system / this) is the one inverted, as the tables show it
+    recorded = {"low": 1.25, "high": 2.5, "level_at_least": 0.9}
+    r = figure_data.ratio_to_reference(mine, ref, recorded, "")
+    assert (r["ci_low"], r["ci_high"], r["level"]) == (0.4, 0.8, 0.9)
+    # this cell's interval reaching 0: no lower bound, drawn open-ended without a crash
+    open_ended = _cell("y", [-1, 10, 20, 30, 40], -1, 40)
+    r = figure_data.ratio_to_reference(open_ended, ref, None, "")
+    assert r["ci_low"] == 0 and r["ci_high"] == 40 / 100 and "no lower bound" in r["note"]
+    assert "no lower bound" in figure_relative_cost.ratio_text(r)
+    ref.ratio = figure_data.ratio_to_reference(ref, ref, None, "")
+    mine.ratio = figure_data.ratio_to_reference(mine, ref, None, "")
+    open_ended.ratio = r
+    panel = figure_data.Panel("r", "alloc-test", 1, "net_cycles_per_pair", "system", "system", [ref, mine, open_ended])
+    assert os.path.exists(figure_relative_cost.plot_relative_cost([panel], str(tmp_path / "cost")))
+    assert "level >= 87.5%" in figure_data.ratio_interval_text([panel])

@@ -57,19 +57,6 @@ def test_significance_marks():
     assert st.significance_mark(0.001, 3, 3) == "n/a"
 
 
-def test_ratio_of_medians_and_its_interval():
-    r = st.ratio_of_medians([10, 10, 10], [5, 5, 5])
-    assert (r["ratio"], r["ci_low"], r["ci_high"], r["note"]) == (2.0, 2.0, 2.0, "")
-    r = st.ratio_of_medians([9, 10, 11, 10, 12], [4, 5, 6, 5, 5])
-    assert r["ratio"] == pytest.approx(2.0) and r["ci_low"] < 2.0 < r["ci_high"]
-    undefined = st.ratio_of_medians([10, 10], [-1, 0])
-    assert math.isnan(undefined["ratio"]) and math.isnan(undefined["ci_low"]) and "<= 0" in undefined["note"]
-    negative = st.ratio_of_medians([-5, -4], [3, 4])  # a negative cost has no speed ratio either
-    assert math.isnan(negative["ratio"])
-    shaky = st.ratio_of_medians([59, 58, 60, 61, 57], [30, 25, -1, 28, 27])
-    assert shaky["ratio"] == pytest.approx(59 / 27) and math.isnan(shaky["ci_low"]) and "no interval" in shaky["note"]
-
-
 def test_geometric_mean():
     assert st.geometric_mean([2, 8]) == pytest.approx(4)
     assert st.geometric_mean([2, 8, float("nan"), None]) == pytest.approx(4)  # missing values are skipped

@@ -203,7 +203,7 @@ def test_geomean_is_sorted_with_intervals_over_the_same_cells(table):
     assert (others["speed_ci_low"] < others["speed_ci_high"]).all()
     assert (others["overhead_ci_low"] <= others["overhead_ci_high"]).all()
     md = tables.geomean_markdown(table)
-    assert "speed vs system [95% percentile bootstrap over repetitions]" in md and "Cheapest first" in md
+    assert "speed vs system [bootstrap interval of the geometric mean, 95% percentile over repetitions]" in md and "Cheapest first" in md
 
 
 def test_geomean_leaves_out_cells_not_every_allocator_has(tmp_path):

@@ -70,7 +70,7 @@ def test_display_and_markdown_show_labels_and_na(results):
     table = wm.workload_table(allocstress.load_runs([results]), "xthread")
     headers, rows = wm.display_rows(table)
     assert headers[:4] == ["allocator", "threads", "reps", "overhead ratio"]
-    assert "remote-free share" in headers and "new_metric" in headers and headers[-1] == "blowup vs alloc-test [95% bootstrap]"
+    assert "remote-free share" in headers and "new_metric" in headers and headers[-1] == "blowup vs alloc-test [quotient of the medians' intervals]"
     backlog = headers.index("max backlog")
     assert all(r[backlog] == "n/a" for r in rows)  # null in every repetition: the column stays, n/a
     assert rows[0][0] == "void (baseline)" and rows[0][-1] == "-"

@@ -7,10 +7,12 @@ import copy
 import math
 import os
 import re
+import types
 
 import allocstress
 from allocstress import plots
 from allocstress.figures import figure_data, figure_relative_cost, figure_repetitions
+from allocstress.reporting.html_parts import cell_warnings
 from allocstress.reporting.report import write_report
 
 import browser
@@ -172,3 +174,21 @@ def test_cell_warnings_are_shown_next_to_their_cells(tmp_path):
     rows = re.findall(r"<tr>(.*?)</tr>", summary)
     marked = [r for r in rows if "⚠" in r]
     assert len(marked) == 1 and '<td class="l">jemalloc ⚠</td><td>2</td>' in marked[0]
+
+
+def test_cell_warnings_merge_the_thread_counts_of_cpp_groups_in_record_order():
+    """C++ groups per (workload, threads, mode, text) (_core.cell_warning_groups); the report lists one
+    entry per (run, workload, mode, text) with its cells in the order their records first gave it."""
+    def record(allocator, threads, warnings, mode=None):
+        r = {"run_type": "iteration", "workload": "alloc-test", "allocator": allocator, "threads": threads, "warnings": warnings}
+        return r if mode is None else {**r, "mode": mode}
+    benchmarks = [record("a", 1, ["W"]), record("b", 2, ["W", "W"]), record("a", 1, []), record("c", 1, ["W", "E"]),
+                  record("b", 2, ["E"]), record("a", 1, ["E"]), record("c", 1, ["X"], "counts")]
+    runs = types.SimpleNamespace(run_names=lambda: ["r1", "r2"], documents=[{"benchmarks": benchmarks}, {"benchmarks": benchmarks[:2]}])
+    assert allocstress._core.cell_warning_groups('{"benchmarks": []}') == []
+    assert cell_warnings(runs) == [
+        ("r1", "alloc-test", "timing", "W", [("a", 1, 1, 3), ("b", 2, 1, 2), ("c", 1, 1, 1)], False),
+        ("r1", "alloc-test", "timing", "E", [("c", 1, 1, 1), ("b", 2, 1, 2), ("a", 1, 1, 3)], False),
+        ("r1", "alloc-test", "counts", "X", [("c", 1, 1, 1)], True),
+        ("r2", "alloc-test", "timing", "W", [("a", 1, 1, 1), ("b", 2, 1, 1)], True)]
+    assert cell_warnings(runs, ["other"]) == [] and [w[0] for w in cell_warnings(runs, run="r2")] == ["r2"]

@@ -84,6 +84,18 @@ std::string counts_markdown(const Json& results) {
   return md.str();
 }
 
+Json summary_rows(const Json& results) {
+  declare_programs_of(results);
+  const Aggregates agg = aggregates_of(results.at("benchmarks"));
+  std::vector<std::string> workloads;  // in the order their cells first appear
+  for (const CellKey& key : agg.order)
+    if (std::find(workloads.begin(), workloads.end(), std::get<0>(key)) == workloads.end()) workloads.push_back(std::get<0>(key));
+  Json rows = Json::array();
+  for (const std::string& w : workloads)
+    for (const TableRow& row : table_rows(w, agg)) rows.push_back(table_row_json(row));
+  return rows;
+}
+
 std::string memory_markdown(const Json& results) {
   std::ostringstream md;
   memory_tables(md, results.at("benchmarks"));

@@ -89,7 +89,7 @@ Json summary_rows(const Json& results) {
   const Aggregates agg = aggregates_of(results.at("benchmarks"));
   std::vector<std::string> workloads;  // in the order their cells first appear
   for (const CellKey& key : agg.order)
-    if (std::find(workloads.begin(), workloads.end(), std::get<0>(key)) == workloads.end()) workloads.push_back(std::get<0>(key));
+    if (std::find(workloads.begin(), workloads.end(), key.workload) == workloads.end()) workloads.push_back(key.workload);
   Json rows = Json::array();
   for (const std::string& w : workloads)
     for (const TableRow& row : table_rows(w, agg)) rows.push_back(table_row_json(row));
@@ -179,7 +179,7 @@ std::string markdown_table(const Json& results) {
     const bool was_disturbed = first.at("status") == "ok";  // ok but disturbed: the first reason it gives
     const Json& why = was_disturbed ? first.at("interference").at("disturbed_by") : Json();
     const std::string reason = !was_disturbed ? first.value("reason", "") : why.empty() ? "disturbed" : why.front().get<std::string>();
-    const std::string line = "- " + std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) +
+    const std::string line = "- " + key.allocator + " x " + key.workload + " at " + std::to_string(key.threads) +
                              " threads: " + std::to_string(entries.size()) + " cell(s) " +
                              (was_disturbed ? std::string("disturbed") : first.at("status").get<std::string>()) + ": " + reason;
     if (noted.insert(line).second) md << (noted.size() == 1 ? "\nNot measured:\n" : "") << line << "\n";

@@ -17,7 +17,14 @@
 namespace allocstress::table_parts {
 
 using Json = nlohmann::json;
-using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+// A timing cell of the tables: its aggregate entries are looked up by it (ordered as the tuple
+// (workload, allocator, threads) would be, so maps keep the tables' row order).
+struct CellKey {
+  std::string workload;
+  std::string allocator;
+  unsigned threads = 0;
+  auto operator<=>(const CellKey&) const = default;
+};
 // The aggregate entries of each cell by aggregate name ("median", "cv", ...), and the cells in
 // the order they first appear.
 struct Aggregates {

@@ -35,7 +35,7 @@ std::string shown(const Json& v, const Metric& m) { return m.mib ? mib(v, m.deci
 // interval of the two overhead intervals (this low / companion high, this high / companion low),
 // or n/a.
 std::string companion_ratio(const CellKey& key, const std::string& companion, const Json& median, const Aggregates& agg) {
-  const Json* ref = agg.get(CellKey{companion, std::get<1>(key), std::get<2>(key)}, "median");
+  const Json* ref = agg.get(CellKey{companion, key.allocator, key.threads}, "median");
   if (ref == nullptr) return "n/a";
   const Json& a = ref->value("overhead_ratio", Json());
   const Json& x = median.value("overhead_ratio", Json());
@@ -105,8 +105,8 @@ std::vector<TableRow> table_rows(const std::string& workload, const Aggregates& 
   const Metric* headline = headline_metric(*entry);
   std::vector<TableRow> rows;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload) continue;
-    TableRow row{.workload = workload, .allocator = std::get<1>(key), .threads = std::get<2>(key), .median = agg.get(key, "median"),
+    if (key.workload != workload) continue;
+    TableRow row{.workload = workload, .allocator = key.allocator, .threads = key.threads, .median = agg.get(key, "median"),
                  .cv = agg.get(key, "cv")};
     row.baseline = entry->void_baseline && row.allocator == kBaselineAllocator;
     row.reference = row.allocator == kReferenceAllocator;
@@ -149,7 +149,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
   // A column no cell has a figure for says nothing: a program's throughput where it reads none.
   auto any_figure = [&](const Metric& m) {
     for (const CellKey& key : agg.order)
-      if (std::get<0>(key) == workload && value_of(*agg.get(key, "median"), m).is_number()) return true;
+      if (key.workload == workload && value_of(*agg.get(key, "median"), m).is_number()) return true;
     return false;
   };
   std::vector<const Metric*> columns;

@@ -18,6 +18,8 @@ void bind_registry(pybind11::module_& m);
 void bind_traces(pybind11::module_& m);
 // The statistics rules: intervals of medians and of their quotients, the unstable mark, Spearman (core_statistics.cpp).
 void bind_statistics(pybind11::module_& m);
+// The tables' rows as C++ builds them: the groups of the cells' warnings (core_tables.cpp).
+void bind_tables(pybind11::module_& m);
 
 // A JSON value as the Python object json.loads makes of it (invalid UTF-8 replaced).
 pybind11::object as_python(const nlohmann::json& j);

@@ -30,4 +30,5 @@ PYBIND11_MODULE(_core, m) {
   allocstress::python::bind_registry(m);
   allocstress::python::bind_traces(m);
   allocstress::python::bind_statistics(m);
+  allocstress::python::bind_tables(m);
 }

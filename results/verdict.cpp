@@ -116,8 +116,8 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
   bool any_ratio = false;
   std::size_t without = 0;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload || std::get<2>(key) != threads || (net_of_void && std::get<1>(key) == kBaselineAllocator) ||
-        left_out.count(std::get<1>(key)))
+    if (key.workload != workload || key.threads != threads || (net_of_void && key.allocator == kBaselineAllocator) ||
+        left_out.count(key.allocator))
       continue;
     const Json& med = *agg.get(key, "median");
     const Json& iv = med.value("intervals", Json::object()).value(std::string(m.name), Json());
@@ -125,13 +125,13 @@ void cost_lines(std::ostringstream& md, const std::string& workload, unsigned th
       ++without;
       continue;
     }
-    const bool reference = std::get<1>(key) == kReferenceAllocator;
+    const bool reference = key.allocator == kReferenceAllocator;
     const std::string versus = reference ? "" : versus_system_words(med);
     if (const Json& r = med.value("speed_vs_system_interval", Json()); r.is_object() && versus.find('[') != std::string::npos) {
       any_ratio = true;
       lowest_ratio_level = std::min(lowest_ratio_level, r.at("level_at_least").get<double>());
     }
-    rows.push_back({std::get<1>(key), metric_value(med, metric_pointer(workload, std::string(m.name))).get<double>(), iv.at("low").get<double>(),
+    rows.push_back({key.allocator, metric_value(med, metric_pointer(workload, std::string(m.name))).get<double>(), iv.at("low").get<double>(),
                     iv.at("high").get<double>(), is_unstable(iv), versus, reference});
     lowest_level = std::min(lowest_level, iv.at("level").get<double>());
   }
@@ -155,14 +155,14 @@ void memory_lines(std::ostringstream& md, const std::string& workload, unsigned 
   std::vector<std::string> invalid;
   double lowest_level = 1;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload || std::get<2>(key) != threads || std::get<1>(key) == kBaselineAllocator || left_out.count(std::get<1>(key)))
+    if (key.workload != workload || key.threads != threads || key.allocator == kBaselineAllocator || left_out.count(key.allocator))
       continue;
     const Json& med = *agg.get(key, "median");
-    if (own == nullptr && med.contains("overhead_ratio_invalid")) invalid.push_back(std::get<1>(key));
+    if (own == nullptr && med.contains("overhead_ratio_invalid")) invalid.push_back(key.allocator);
     const Json& iv = med.value("intervals", Json::object()).value(metric, Json());
     const Json& value = metric_value(med, where);
     if (!iv.is_object() || !value.is_number()) continue;
-    rows.push_back({std::get<1>(key), value.get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(), is_unstable(iv), ""});
+    rows.push_back({key.allocator, value.get<double>(), iv.at("low").get<double>(), iv.at("high").get<double>(), is_unstable(iv), ""});
     lowest_level = std::min(lowest_level, iv.at("level").get<double>());
   }
   if (rows.empty()) return;
@@ -183,15 +183,15 @@ void program_metric_lines(std::ostringstream& md, const std::string& workload, u
   std::vector<Ranked> rows;
   double lowest_level = 1;
   for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload || std::get<2>(key) != threads || left_out.count(std::get<1>(key))) continue;
+    if (key.workload != workload || key.threads != threads || left_out.count(key.allocator)) continue;
     const Json& med = *agg.get(key, "median");
     const Json& iv = med.value("intervals", Json::object()).value(name, Json());
     const Json& value = med.value("workload_metrics", Json::object()).value(name, Json());
     if (!iv.is_object() || !value.is_number()) continue;
     const double v = value.get<double>(), low = iv.at("low").get<double>(), high = iv.at("high").get<double>();
     // Higher is better: grouped on the negated figures, so that the best comes first.
-    rows.push_back({std::get<1>(key), higher ? -v : v, higher ? -high : low, higher ? -low : high, is_unstable(iv), "",
-                    std::get<1>(key) == kReferenceAllocator});
+    rows.push_back({key.allocator, higher ? -v : v, higher ? -high : low, higher ? -low : high, is_unstable(iv), "",
+                    key.allocator == kReferenceAllocator});
     lowest_level = std::min(lowest_level, iv.at("level").get<double>());
   }
   if (rows.empty()) return;
@@ -266,7 +266,7 @@ void verdict(std::ostringstream& md, const std::vector<std::string>& workloads, 
     };
     if (ranked)
       for (const CellKey& key : agg.order)
-        if (std::get<0>(key) == w) add(std::get<2>(key));
+        if (key.workload == w) add(key.threads);
     for (const auto& e : benchmarks)
       if (e.value("mode", "") == "soak" && e.value("workload", "") == w) add(e.value("threads", 0u));
     const Json own = ranked ? program_metrics_of(w, benchmarks) : Json::array();

@@ -50,13 +50,13 @@ void simulation_table(std::ostringstream& md, const Json& benchmarks, const Aggr
     const Json* med = agg.get(key, "median");
     std::string hw = "n/a";
     for (const auto& t : benchmarks)  // first timing record of the cell says whether counters were there
-      if (t.value("mode", "") == "timing" && t.value("run_type", "") == "iteration" && t.value("workload", "") == std::get<0>(key) &&
-          t.value("allocator", "") == std::get<1>(key) && t.value("threads", 0u) == std::get<2>(key) && t.contains("hardware_cache_misses")) {
+      if (t.value("mode", "") == "timing" && t.value("run_type", "") == "iteration" && t.value("workload", "") == key.workload &&
+          t.value("allocator", "") == key.allocator && t.value("threads", 0u) == key.threads && t.contains("hardware_cache_misses")) {
         const Json& h = t.at("hardware_cache_misses");
         hw = h.value("status", "") == "measured" ? fmt(h.at("values").value("l1d_read_misses", Json()), "%.0f") : "n/a";
         break;
       }
-    md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << s.at("data_refs") << " | "
+    md << "| " << key.workload << " | " << key.allocator << " | " << key.threads << " | " << s.at("data_refs") << " | "
        << s.at("d1_misses") << " | " << fmt(s.at("d1_miss_rate"), "%.4f") << " | " << s.at("ll_misses") << " | "
        << (med ? fmt((*med)["search_cycles_per_visit"], "%.2f") : "n/a") << " | " << hw << " |\n";
   }

@@ -28,7 +28,7 @@ void reproduction_table(std::ostringstream& md, const Json& context, const Aggre
     const std::string label = metric == "net_ns_per_pair" ? "net ns/pair" : metric;
     metric_label = first || metric_label == label ? label : "";
     first = false;
-    rows << "| " << std::get<0>(key) << " | " << std::get<2>(key) << " | " << std::get<1>(key) << " | " << fixed(med->value(metric, Json()), 1)
+    rows << "| " << key.workload << " | " << key.threads << " | " << key.allocator << " | " << fixed(med->value(metric, Json()), 1)
          << " | "
          << (r.at("low").is_number() ? "[" + fixed(r.at("low"), 1) + ", " + fixed(r.at("high"), 1) + "]"
                                      : "n/a (" + r.value("reason", std::string("no interval")) + ")")

@@ -10,6 +10,7 @@
 #include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
+#include "results/tables/cell_warnings.hpp"
 #include "results/tables/table_parts.hpp"
 
 namespace allocstress {
@@ -52,37 +53,18 @@ Aggregates aggregates_of(const Json& benchmarks) {
   return agg;
 }
 
-// "Warnings of single cells": each distinct warning records carry, once per (workload, threads,
-// mode), with the allocators whose cells gave it and how many of each cell's processes did.
+// "Warnings of single cells": each group of cell_warning_groups() on a line, with the allocators
+// whose cells gave it and how many of each cell's processes did.
 void cell_warnings(std::ostringstream& md, const Json& benchmarks) {
-  using Group = std::tuple<std::string, unsigned, std::string, std::string>;  // workload, threads, mode, text
-  using Cell = std::tuple<std::string, unsigned, std::string, std::string>;   // workload, threads, mode, allocator
-  std::map<Cell, std::size_t> processes;
-  std::map<Group, std::vector<std::string>> allocators;  // in the order they first gave it
-  std::map<std::pair<Group, std::string>, std::size_t> given;
-  std::vector<Group> order;
-  for (const auto& e : benchmarks) {
-    if (e.value("run_type", "iteration") != "iteration") continue;
-    const std::string workload = e.value("workload", "alloc-test"), mode = e.value("mode", "timing"), allocator = e.value("allocator", "?");
-    const unsigned threads = e.value("threads", 0u);
-    ++processes[{workload, threads, mode, allocator}];
-    for (const auto& w : e.value("warnings", Json::array())) {
-      if (!w.is_string()) continue;
-      const Group g{workload, threads, mode, w.get<std::string>()};
-      if (allocators[g].empty()) order.push_back(g);
-      if (given[{g, allocator}]++ == 0) allocators[g].push_back(allocator);
-    }
-  }
-  if (order.empty()) return;
+  const std::vector<CellWarningGroup> groups = cell_warning_groups(benchmarks);
+  if (groups.empty()) return;
   md << "\nWarnings of single cells:\n";
-  for (const Group& g : order) {
-    const auto& [workload, threads, mode, text] = g;
+  for (const CellWarningGroup& g : groups) {
     std::string who;
-    for (const std::string& a : allocators[g])
-      who += (who.empty() ? "" : ", ") + a + " (" + std::to_string(given[{g, a}]) + " of " +
-             std::to_string(processes[{workload, threads, mode, a}]) + ")";
-    md << "- " << workload << " at " << threads << " thread" << (threads == 1 ? "" : "s") << (mode == "timing" ? "" : ", " + mode + " cells")
-       << ": " << text << ": " << who << " process(es)\n";
+    for (const auto& c : g.cells)
+      who += (who.empty() ? "" : ", ") + c.allocator + " (" + std::to_string(c.with) + " of " + std::to_string(c.of) + ")";
+    md << "- " << g.workload << " at " << g.threads << " thread" << (g.threads == 1 ? "" : "s")
+       << (g.mode == "timing" ? "" : ", " + g.mode + " cells") << ": " << g.text << ": " << who << " process(es)\n";
   }
 }
 
@@ -100,6 +82,18 @@ std::string counts_markdown(const Json& results) {
   std::ostringstream md;
   counts_table(md, results.at("benchmarks"), aggregates_of(results.at("benchmarks")));
   return md.str();
+}
+
+Json summary_rows(const Json& results) {
+  declare_programs_of(results);
+  const Aggregates agg = aggregates_of(results.at("benchmarks"));
+  std::vector<std::string> workloads;  // in the order their cells first appear
+  for (const CellKey& key : agg.order)
+    if (std::find(workloads.begin(), workloads.end(), key.workload) == workloads.end()) workloads.push_back(key.workload);
+  Json rows = Json::array();
+  for (const std::string& w : workloads)
+    for (const TableRow& row : table_rows(w, agg)) rows.push_back(table_row_json(row));
+  return rows;
 }
 
 std::string memory_markdown(const Json& results) {
@@ -185,7 +179,7 @@ std::string markdown_table(const Json& results) {
     const bool was_disturbed = first.at("status") == "ok";  // ok but disturbed: the first reason it gives
     const Json& why = was_disturbed ? first.at("interference").at("disturbed_by") : Json();
     const std::string reason = !was_disturbed ? first.value("reason", "") : why.empty() ? "disturbed" : why.front().get<std::string>();
-    const std::string line = "- " + std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) +
+    const std::string line = "- " + key.allocator + " x " + key.workload + " at " + std::to_string(key.threads) +
                              " threads: " + std::to_string(entries.size()) + " cell(s) " +
                              (was_disturbed ? std::string("disturbed") : first.at("status").get<std::string>()) + ": " + reason;
     if (noted.insert(line).second) md << (noted.size() == 1 ? "\nNot measured:\n" : "") << line << "\n";

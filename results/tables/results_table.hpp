@@ -30,4 +30,9 @@ std::string memory_markdown(const nlohmann::json& results);
 // section.  What `allocstress misuse` prints and writes beside its results file.
 std::string safety_markdown(const nlohmann::json& results);
 
+// The rows of the workloads' tables as data, one source for the Markdown above and Python
+// (_core.summary_rows): per (workload, allocator, threads), in the order the cells first appear,
+// the figures the table shows beside the headline metric (table_parts.hpp TableRow, table_row_json).
+nlohmann::json summary_rows(const nlohmann::json& results);
+
 }  // namespace allocstress

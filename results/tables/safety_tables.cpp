@@ -132,9 +132,9 @@ void safety_verdict_lines(std::ostringstream& md, const Json& safety, const std:
   std::string workload;
   unsigned threads = 0;
   for (const CellKey& key : agg.order)
-    if (!workloads.empty() && std::get<0>(key) == workloads.front() && (threads == 0 || std::get<2>(key) < threads)) {
-      workload = std::get<0>(key);
-      threads = std::get<2>(key);
+    if (!workloads.empty() && key.workload == workloads.front() && (threads == 0 || key.threads < threads)) {
+      workload = key.workload;
+      threads = key.threads;
     }
   md << "\n**Safety beside cost** (misuse cases caught of those scored";
   if (threads > 0) md << "; cost against system: " << workload << ", " << threads << " thread" << (threads == 1 ? "" : "s");

@@ -17,7 +17,14 @@
 namespace allocstress::table_parts {
 
 using Json = nlohmann::json;
-using CellKey = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
+// A timing cell of the tables: its aggregate entries are looked up by it (ordered as the tuple
+// (workload, allocator, threads) would be, so maps keep the tables' row order).
+struct CellKey {
+  std::string workload;
+  std::string allocator;
+  unsigned threads = 0;
+  auto operator<=>(const CellKey&) const = default;
+};
 // The aggregate entries of each cell by aggregate name ("median", "cv", ...), and the cells in
 // the order they first appear.
 struct Aggregates {
@@ -42,6 +49,31 @@ std::string interval_text(const Json& median, const Metric& m);
 // The speed ratio against system with its interval ("2.10 [1.90, 2.30]"), "indistinguishable"
 // where the two cells' intervals overlap, "n/a" without both intervals.
 std::string versus_system_text(const Json& median);
+
+// One row of a workload's table: a cell (allocator x threads), its aggregate entries and the
+// figures the table shows beside its headline metric.  workload_table() prints these rows and
+// summary_rows() (results_table.hpp) gives them to Python: one row source for both renderers.
+struct TableRow {
+  std::string workload;
+  std::string allocator;
+  unsigned threads = 0;
+  const Json* median = nullptr;  // the cell's median entry (never null)
+  const Json* cv = nullptr;      // its cv entry; null without one
+  bool baseline = false;         // void of a workload net of void: its net figures are 0 by definition
+  bool reference = false;        // the reference allocator (system)
+  Json headline;                 // the headline metric's median (0 for the baseline); null: none
+  Json spread;                   // the headline's cv (the baseline: of raw cycles/pair); null: n/a
+  bool unstable = false;         // the headline's interval is wider than the unstable mark (never the baseline)
+  std::string interval;          // interval_text() of the headline; "-" for the baseline, "" without a headline
+  std::string versus;            // the "vs system [interval]" cell: "-" for the baseline, "reference", versus_system_text()
+};
+// The rows of `workload`'s table in the order its cells first appear; none for a workload this
+// build does not know.
+std::vector<TableRow> table_rows(const std::string& workload, const Aggregates& agg);
+// `row` as data: {workload, allocator, threads, baseline, reference, nonconforming, reps_ok,
+// disturbed, metric, median, cv, interval, interval_text, unstable, speed_vs_system,
+// speed_vs_system_interval, vs_system, versus}.
+Json table_row_json(const TableRow& row);
 
 // One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.
 // A program workload also gets a column per metric of its definition (from `benchmarks`), and

@@ -91,7 +91,7 @@ std::string disturbed_line(std::size_t n) {
 }
 
 std::string cell_text(const CellKey& key) {
-  return std::get<1>(key) + " x " + std::get<0>(key) + " at " + std::to_string(std::get<2>(key)) + " thread(s)";
+  return key.allocator + " x " + key.workload + " at " + std::to_string(key.threads) + " thread(s)";
 }
 
 // The aged cells of a results file, each beside its warmed control and its fresh timing cell.
@@ -161,7 +161,7 @@ ThpModes collect_thp_modes(const Json& benchmarks) {
       out.main[key].add(e);
       out.main_mode = under;
     } else {
-      out.variants[{std::get<0>(key), std::get<1>(key), std::get<2>(key), under}].add(e);
+      out.variants[{key.workload, key.allocator, key.threads, under}].add(e);
     }
   }
   return out;
@@ -210,7 +210,7 @@ void ageing_penalty_table(std::ostringstream& md, const Json& benchmarks) {
   std::size_t disturbed = 0;
   for (const auto& [key, c] : cells) {
     disturbed += c.fresh.disturbed + c.warmed.disturbed + c.aged.disturbed;
-    md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | " << c.fresh.figures.size() << " / "
+    md << "| " << key.workload << " | " << key.allocator << " | " << key.threads << " | " << c.fresh.figures.size() << " / "
        << c.warmed.figures.size() << " / " << c.aged.figures.size() << " | " << mib(Json(c.survivor_bytes)) << " | " << fixed(c.fresh.median("cost"), 1)
        << " / " << fixed(c.warmed.median("cost"), 1) << " / " << fixed(c.aged.median("cost"), 1) << " | " << ratios.text(c.aged, c.warmed, "cost")
        << " | " << ratios.text(c.aged, c.fresh, "cost") << " | " << mib(c.fresh.median("peak")) << " / " << mib(c.aged.median("peak")) << " | "
@@ -265,12 +265,12 @@ void thp_modes_table(std::ostringstream& md, const Json& benchmarks) {
 }
 
 void variant_verdict_lines(std::ostringstream& md, const std::string& workload, unsigned threads, const Json& benchmarks) {
-  const auto here = [&](const auto& key) { return std::get<0>(key) == workload && std::get<2>(key) == threads && std::get<1>(key) != kBaselineAllocator; };
+  const auto here = [&](const auto& key) { return key.workload == workload && key.threads == threads && key.allocator != kBaselineAllocator; };
   Ratios ratios;
   const Ageing ageing = collect_ageing(benchmarks);
   Verdicts aged;
   for (const auto& [key, c] : ageing.cells)
-    if (here(key)) aged.emplace_back(std::get<1>(key), Ratios::verdict(c.aged, c.warmed, "slower aged", "faster aged"), ratios.text(c.aged, c.warmed, "cost"));
+    if (here(key)) aged.emplace_back(key.allocator, Ratios::verdict(c.aged, c.warmed, "slower aged", "faster aged"), ratios.text(c.aged, c.warmed, "cost"));
   if (!aged.empty())
     md << "- on an aged heap (--age " << ageing.spec << "), cost aged / warmed" << grouped(aged, "slower aged", "faster aged") << " (ageing penalty table)\n";
   const ThpModes modes = collect_thp_modes(benchmarks);
@@ -280,7 +280,7 @@ void variant_verdict_lines(std::ostringstream& md, const std::string& workload, 
     const CellKey key{std::get<0>(vk), std::get<1>(vk), std::get<2>(vk)};
     const auto m = modes.main.find(key);
     if (!here(key) || m == modes.main.end()) continue;
-    by_mode[std::get<3>(vk)].emplace_back(std::get<1>(key), Ratios::verdict(v, m->second, "slower", "faster"), ratios.text(v, m->second, "cost"));
+    by_mode[std::get<3>(vk)].emplace_back(key.allocator, Ratios::verdict(v, m->second, "slower", "faster"), ratios.text(v, m->second, "cost"));
     variant_sides[std::get<3>(vk)].push_back(&v);
     main_sides[std::get<3>(vk)].push_back(&m->second);
   }

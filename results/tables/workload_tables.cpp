@@ -4,6 +4,7 @@
 // relative to the system allocator; for a workload with a companion (xthread: alloc-test) the
 // ratio of its overhead to the companion's.  Under the table, each column's definition from the
 // metric catalogue.  The void baseline's row of a workload net of void shows 0 by definition.
+// The rows are table_rows() (TableRow: one row source, which summary_rows() gives Python as data).
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -34,7 +35,7 @@ std::string shown(const Json& v, const Metric& m) { return m.mib ? mib(v, m.deci
 // interval of the two overhead intervals (this low / companion high, this high / companion low),
 // or n/a.
 std::string companion_ratio(const CellKey& key, const std::string& companion, const Json& median, const Aggregates& agg) {
-  const Json* ref = agg.get(CellKey{companion, std::get<1>(key), std::get<2>(key)}, "median");
+  const Json* ref = agg.get(CellKey{companion, key.allocator, key.threads}, "median");
   if (ref == nullptr) return "n/a";
   const Json& a = ref->value("overhead_ratio", Json());
   const Json& x = median.value("overhead_ratio", Json());
@@ -98,6 +99,46 @@ std::string versus_system_text(const Json& median) {
          (high.is_number() ? ratio_text(high.get<double>()) : std::string("unbounded")) + "]";
 }
 
+std::vector<TableRow> table_rows(const std::string& workload, const Aggregates& agg) {
+  const WorkloadEntry* entry = find_workload(workload);
+  if (entry == nullptr) return {};
+  const Metric* headline = headline_metric(*entry);
+  std::vector<TableRow> rows;
+  for (const CellKey& key : agg.order) {
+    if (key.workload != workload) continue;
+    TableRow row{.workload = workload, .allocator = key.allocator, .threads = key.threads, .median = agg.get(key, "median"),
+                 .cv = agg.get(key, "cv")};
+    row.baseline = entry->void_baseline && row.allocator == kBaselineAllocator;
+    row.reference = row.allocator == kReferenceAllocator;
+    if (headline != nullptr) {
+      const Json& med = *row.median;
+      row.headline = row.baseline ? Json(0) : value_of(med, *headline);
+      // void's spread is that of its raw cost (its net cost is 0)
+      row.spread = row.cv == nullptr ? Json() : row.baseline ? row.cv->value("cycles_per_pair", Json()) : value_of(*row.cv, *headline);
+      if (!row.spread.is_number()) row.spread = Json();
+      row.unstable = !row.baseline && is_unstable(med.value("intervals", Json::object()).value(std::string(headline->name), Json()));
+      row.interval = row.baseline ? "-" : interval_text(med, *headline);
+      row.versus = row.baseline ? "-" : row.reference ? "reference" : versus_system_text(med);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Json table_row_json(const TableRow& row) {
+  const Json& med = *row.median;
+  const WorkloadEntry* entry = find_workload(row.workload);
+  const Metric* headline = entry == nullptr ? nullptr : headline_metric(*entry);
+  const Json interval = headline == nullptr ? Json() : med.value("intervals", Json::object()).value(std::string(headline->name), Json());
+  return {{"workload", row.workload}, {"allocator", row.allocator}, {"threads", row.threads}, {"baseline", row.baseline},
+          {"reference", row.reference}, {"nonconforming", med.contains("nonconforming")}, {"reps_ok", med.at("repetitions_ok")},
+          {"disturbed", med.value("repetitions_disturbed", std::size_t{0})},
+          {"metric", headline == nullptr ? Json() : Json(std::string(headline->name))}, {"median", row.headline}, {"cv", row.spread},
+          {"interval", row.baseline ? Json() : interval}, {"interval_text", row.interval}, {"unstable", row.unstable},
+          {"speed_vs_system", med.value("speed_vs_system", Json())}, {"speed_vs_system_interval", med.value("speed_vs_system_interval", Json())},
+          {"vs_system", med.value("vs_system", Json())}, {"versus", row.versus}};
+}
+
 void workload_table(std::ostringstream& md, const std::string& workload, const Json& benchmarks, const Aggregates& agg,
                     std::set<std::string>& defined) {
   const WorkloadEntry* entry = find_workload(workload);
@@ -108,7 +149,7 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
   // A column no cell has a figure for says nothing: a program's throughput where it reads none.
   auto any_figure = [&](const Metric& m) {
     for (const CellKey& key : agg.order)
-      if (std::get<0>(key) == workload && value_of(*agg.get(key, "median"), m).is_number()) return true;
+      if (key.workload == workload && value_of(*agg.get(key, "median"), m).is_number()) return true;
     return false;
   };
   std::vector<const Metric*> columns;
@@ -139,15 +180,12 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
   md << "\n" << rule << "\n";
 
   bool invalid_overhead = false, any_disturbed = false;
-  const bool net_of_void = entry->void_baseline;
-  for (const CellKey& key : agg.order) {
-    if (std::get<0>(key) != workload) continue;
-    const Json& med = *agg.get(key, "median");
-    const Json* cv = agg.get(key, "cv");
-    const bool baseline = entry->void_baseline && std::get<1>(key) == kBaselineAllocator;
+  for (const TableRow& row : table_rows(workload, agg)) {
+    const Json& med = *row.median;
+    const bool baseline = row.baseline;
     const std::size_t disturbed = med.value("repetitions_disturbed", std::size_t{0});
-    md << "| " << std::get<1>(key) << (baseline ? " (baseline)" : "") << (med.contains("nonconforming") ? " (non-conforming, not ranked)" : "")
-       << " | " << std::get<2>(key) << " | " << med.at("repetitions_ok")
+    md << "| " << row.allocator << (baseline ? " (baseline)" : "") << (med.contains("nonconforming") ? " (non-conforming, not ranked)" : "")
+       << " | " << row.threads << " | " << med.at("repetitions_ok")
        << (disturbed > 0 ? " (+" + std::to_string(disturbed) + " disturbed)" : std::string()) << " |";
     any_disturbed = any_disturbed || disturbed > 0;
     for (const Metric* m : columns) {
@@ -159,17 +197,13 @@ void workload_table(std::ostringstream& md, const std::string& workload, const J
         md << " invalid (< 1) |";
         invalid_overhead = true;
       }
-      else md << " " << shown(value_of(med, *m), *m)
-              << (m == headline && !baseline && is_unstable(med.value("intervals", Json::object()).value(std::string(m->name), Json())) ? "†" : "")
-              << " |";
+      else md << " " << shown(value_of(med, *m), *m) << (m == headline && row.unstable ? "†" : "") << " |";
       if (m != headline) continue;
-      // void's spread is that of its raw cost (its net cost is 0)
-      const Json& spread = cv == nullptr ? Json() : baseline ? cv->value("cycles_per_pair", Json()) : value_of(*cv, *m);
-      md << " " << (spread.is_number() ? fixed(Json(100 * spread.get<double>()), 1) : std::string("n/a")) << " | " << (baseline && net_of_void ? std::string("-") : interval_text(med, *m)) << " |";
-      if (vs_system)
-        md << " " << (baseline ? std::string("-") : std::get<1>(key) == kReferenceAllocator ? std::string("reference") : versus_system_text(med)) << " |";
+      md << " " << (row.spread.is_number() ? fixed(Json(100 * row.spread.get<double>()), 1) : std::string("n/a")) << " | " << row.interval << " |";
+      if (vs_system) md << " " << row.versus << " |";
     }
-    if (!companion.empty()) md << " " << (baseline ? std::string("-") : companion_ratio(key, companion, med, agg)) << " |";
+    if (!companion.empty())
+      md << " " << (baseline ? std::string("-") : companion_ratio(CellKey{workload, row.allocator, row.threads}, companion, med, agg)) << " |";
     md << "\n";
   }
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import os
 import re
+
+import allocstress._core as _core
 
 
 def escape(x) -> str:
@@ -93,28 +96,23 @@ def markdown_lines_html(markdown: str) -> str:
 WARNED = " ⚠"  # appended to the allocator of a table row whose cell has a warning
 
 
-def cell_warnings(cells, workloads=None) -> list[tuple]:
+def cell_warnings(runs, workloads=None, run=None) -> list[tuple]:
     """[(run, workload, mode, warning, [(allocator, threads, records with it, records of the cell)],
-    every record of the (run, workload, mode) has it)] over the iteration records of `cells`
-    (loading.Runs.cells, every mode) whose workload is in `workloads` (all: None), in order of
-    first appearance."""
-    if "warnings" not in cells or cells.empty:
-        return []
-    if workloads is not None:
-        cells = cells[cells["workload"].isin(list(workloads))]
-    modes = cells["mode"].fillna("timing").tolist() if "mode" in cells else ["timing"] * len(cells)
-    totals, found = {}, {}
-    for mode, row in zip(modes, cells.itertuples(index=False)):
-        cell = (row.run, row.workload, mode, row.allocator, int(row.threads))
-        totals[cell] = totals.get(cell, 0) + 1
-        for text in dict.fromkeys(str(w) for w in (row.warnings if isinstance(row.warnings, list) else [])):
-            per_cell = found.setdefault(cell[:3] + (text,), {})
-            per_cell[cell] = per_cell.get(cell, 0) + 1
-    out = []
-    for (run, workload, mode, text), per_cell in found.items():
-        everywhere = all(per_cell.get(c) == n for c, n in totals.items() if c[:3] == (run, workload, mode))
-        out.append((run, workload, mode, text, [(c[3], c[4], n, totals[c]) for c, n in per_cell.items()], everywhere))
-    return out
+    every record of the (run, workload, mode) has it)] over the iteration records (every mode) of
+    `runs` (loading.Runs; only run `run` unless None) whose workload is in `workloads` (all: None),
+    in order of first appearance.  The groups are C++'s (_core.cell_warning_groups, per workload,
+    thread count, mode and text, as the Markdown summary lists them); here those of one (run,
+    workload, mode, text) become one entry, its cells in the order they first gave the warning."""
+    out = {}
+    for name, document in zip(runs.run_names(), runs.documents):
+        if run is not None and name != run:
+            continue
+        for g in _core.cell_warning_groups(json.dumps(document)):
+            if workloads is not None and g["workload"] not in workloads:
+                continue
+            entry = out.setdefault((name, g["workload"], g["mode"], g["text"]), ([], g["everywhere"]))
+            entry[0].extend((c["first"], c["allocator"], g["threads"], c["with"], c["of"]) for c in g["cells"])
+    return [key + ([c[1:] for c in sorted(cells)], everywhere) for key, (cells, everywhere) in out.items()]
 
 
 def warned_cells(warnings) -> set[tuple[str, str, str, int]]:

@@ -71,9 +71,9 @@ def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
                         f"{reason.iloc[0] if len(reason) else '(no reason recorded)'}")
     if warnings:
         parts.append('<h3>Warnings</h3><div class="warn"><ul>' + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></div>")
-    others = cells[~cells["workload"].isin(list(shown_workloads))]
-    if len(others):
-        parts.append(warnings_html(cell_warnings(others), "Warnings of cells not in a table above"))
+    others = set(cells["workload"]) - set(shown_workloads)
+    if others:
+        parts.append(warnings_html(cell_warnings(runs, others, run), "Warnings of cells not in a table above"))
     commands = [("matrix" if "plan" in ctx else "command", ctx.get("command_line", "(not recorded)"))]
     if "resumed" in ctx:
         commands.append(("resumed with", ctx["resumed"]["command_line"]))
@@ -96,7 +96,7 @@ def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[s
     with open(os.path.join(out_dir, "summary.csv"), "w") as f:
         f.write(tables.to_csv(table))
     headers, rows = tables.display_rows(table)
-    warnings = cell_warnings(runs.cells, set(table["workload"]))
+    warnings = cell_warnings(runs, set(table["workload"]))
     rows = mark_warned_rows(headers, rows, warned_cells(warnings), table["run"].iloc[0], table["workload"].iloc[0])
     nonconforming = table.attrs.get("nonconforming", {})
     rows = mark_nonconforming_rows(headers, rows, nonconforming, table["run"].iloc[0])
@@ -224,7 +224,7 @@ def _write_files(paths: list[str], out_dir: str, command_line: str, runs: Runs, 
     if records:  # the sections drawn from benchmark records
         body += figure_sections.figures_section(runs, out_dir)
         body += _structure_sections(runs, out_dir)
-        body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs.cells)
+        body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs)
         body += _counts_sections(runs)
         body += _memory_sections(runs)
         # RSS and hugepage coverage over the phase, then per bin over the soaks

@@ -42,9 +42,9 @@ def _phase_figures(groups: list[PhaseGroup], out_dir: str) -> list[str]:
     return parts
 
 
-def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], out_dir: str, cells=None) -> list[str]:
+def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], out_dir: str, runs=None) -> list[str]:
     """HTML parts of the section (none when `tables` is empty); writes workloads.md (tables, legends
-    and columns), workload-<name>.csv and the phase figures into out_dir.  `cells` (Runs.cells):
+    and columns), workload-<name>.csv and the phase figures into out_dir.  `runs` (loading.Runs):
     the records whose warnings are listed under each workload's table (none: no list)."""
     if not tables:
         return []
@@ -53,7 +53,7 @@ def workload_section(tables: list[wm.WorkloadTable], groups: list[PhaseGroup], o
     links = ['<a href="workloads.md">Markdown</a>']
     for t in tables:
         headers, rows = wm.display_rows(t)
-        warnings = cell_warnings(cells, [t.workload]) if cells is not None else []
+        warnings = cell_warnings(runs, [t.workload]) if runs is not None else []
         rows = mark_warned_rows(headers, rows, warned_cells(warnings), t.frame["run"].iloc[0], t.workload)
         csv = f"workload-{file_stem(t.workload)}.csv"
         t.frame.to_csv(os.path.join(out_dir, csv), index=False)

@@ -6,7 +6,10 @@ with their intervals and a verdict.  Every column is documented in COLUMNS.  The
 
 Model: the interval of a median is the one the C++ aggregates recorded (`intervals.<metric>` of
 the median entry, with its level and method) when the file has it, else the same
-distribution-free order-statistic interval computed here.  A cell is *unstable* when that
+distribution-free order-statistic interval computed here.  Likewise the median, the cv, the ratio
+to system and the verdict are the C++ aggregates' (the median entry's net_cycles_per_pair,
+speed_vs_system, vs_system; the cv entry's) wherever the file carries them for the cell's
+repetitions (results/aggregates.py), computed here only where it does not (older files).  A cell is *unstable* when that
 interval's relative half-width ((high - low) / 2 / |median|) exceeds UNSTABLE_HALF_WIDTH, the
 C++ tables' rule.  "vs system" is *indistinguishable* when the two medians' intervals overlap
 (the C++ `vs_system` field, or the same test here)."""
@@ -23,7 +26,8 @@ from . import latex_table, summary_display, table_model
 from ..stats import statistics as st
 from .table_model import DisplayTable
 from ..results.loading import Runs, measured_timing
-from ..stats.median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval, recorded_medians
+from ..results.aggregates import RecordedAggregates
+from ..stats.median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval
 from ..stats.statistics import UNSTABLE_HALF_WIDTH
 
 from ..results.records import BASELINE, REFERENCE
@@ -136,18 +140,18 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     # alloc-test-like rows only: timing records of workloads with a void baseline
     ok = measured_timing(cells)
     ok = ok[ok["workload"].isin([w for w in ok["workload"].unique() if has_net_cost(w)])]
-    recorded = recorded_medians(runs)
+    recorded = RecordedAggregates(runs.run_names(), runs.documents)
     rows, values = [], {}  # values: each cell's (net cycles, overhead ratios) per repetition, for geomean_table
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
         ref_net, (ref_over, _) = _values(ref, "net_cycles_per_pair"), cell_overhead(ref)
-        ref_entry = recorded.get((run, workload, REFERENCE, int(threads)))
-        ref_iv = median_interval(ref_net, recorded_interval(ref_entry, "net_cycles_per_pair"))
+        ref_entry = recorded.entry(run, workload, REFERENCE, threads, "timing", "median", len(ref))
+        ref_iv = _with_recorded_median(median_interval(ref_net, recorded_interval(ref_entry, "net_cycles_per_pair")), ref_entry)
         ref_over_iv = median_interval(ref_over, recorded_interval(ref_entry, "overhead_ratio"))
         for allocator, g in group.groupby("allocator", sort=False):
             values[(run, workload, allocator, int(threads))] = (_values(g, "net_cycles_per_pair"), cell_overhead(g)[0])
             rows.append(_row(run, workload, allocator, int(threads), g, ref_net, ref_over, ref_iv, ref_over_iv,
-                             recorded.get((run, workload, allocator, int(threads)))))
+                             *(recorded.entry(run, workload, allocator, threads, "timing", stat, len(g)) for stat in ("median", "cv"))))
     table = pd.DataFrame(rows, columns=COLUMN_NAMES)
     table.attrs["values"] = values
     table.attrs["nonconforming"] = safety.nonconforming_by_run(runs)  # (run, allocator) -> reason: never ranked
@@ -161,13 +165,34 @@ def _ratio(num: dict, den: dict, what: str) -> tuple[float, str]:
     return num["median"] / den["median"], ""
 
 
-def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_over_iv, entry) -> dict:
-    """One row of summary_table: the cell's repetitions `g` (and its C++ median `entry`, if any)
-    against system's (ref_*)."""
+def _figure(entry: dict | None, field: str) -> float | None:
+    """The number the C++ aggregate `entry` recorded for `field`; None without one (no entry, null)."""
+    value = (entry or {}).get(field)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _with_recorded_median(iv: dict, entry: dict | None) -> dict:
+    """`iv` (median_interval) with the median the C++ median `entry` recorded, when it has one."""
+    median = _figure(entry, "net_cycles_per_pair")
+    return iv if median is None else {**iv, "median": median}
+
+
+def _cv(values, cv_entry: dict | None, field: str) -> float:
+    """The cv the C++ `cv_entry` recorded for `field` (null there: undefined, NaN), else computed."""
+    if cv_entry is None or len(values) < 2:
+        return st.coefficient_of_variation(values)
+    value = _figure(cv_entry, field)
+    return math.nan if value is None else value
+
+
+def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_over_iv, entry, cv_entry) -> dict:
+    """One row of summary_table: the cell's repetitions `g` (and its C++ median and cv entries,
+    `entry` and `cv_entry`, where the file carries them for these repetitions) against system's (ref_*)."""
     baseline, is_ref = allocator == BASELINE, allocator == REFERENCE
     (over, over_invalid), net, raw = cell_overhead(g), _values(g, "net_cycles_per_pair"), _values(g, "cycles_per_pair")
     # the baseline's precision is that of its raw cost (its net cost is 0 by definition)
-    iv = median_interval(raw) if baseline else median_interval(net, recorded_interval(entry, "net_cycles_per_pair"))
+    iv = median_interval(raw) if baseline else \
+        _with_recorded_median(median_interval(net, recorded_interval(entry, "net_cycles_per_pair")), entry)
     over_iv = median_interval(over, None if over_invalid else recorded_interval(entry, "overhead_ratio"))
     nan = math.nan
     row = {"run": run, "workload": workload, "allocator": allocator, "threads": threads, "reps_ok": int(net.size),
@@ -175,7 +200,7 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
            "net_cycles_ci_low": nan if baseline else iv["low"], "net_cycles_ci_high": nan if baseline else iv["high"],
            "net_cycles_ci_level": nan if baseline else iv["level"], "net_cycles_ci_method": "" if baseline else iv["method"],
            "net_cycles_rel_half_width": iv["rel_half_width"],
-           "net_cycles_cv": st.coefficient_of_variation(raw if baseline else net),
+           "net_cycles_cv": _cv(raw, cv_entry, "cycles_per_pair") if baseline else _cv(net, cv_entry, "net_cycles_per_pair"),
            "unstable": st.is_unstable(iv["rel_half_width"]), "cycles_per_pair": median_of(raw),
            "net_ns_per_pair": 0.0 if baseline else median_of(_values(g, "net_ns_per_pair")),
            "overhead_ratio": nan if baseline else median_of(over), "thp_coverage": median_of(_values(g, "thp_coverage"))}
@@ -191,6 +216,8 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
         notes.append(f"no ok {REFERENCE} cell at these threads: nothing to compare with")
     elif not baseline:
         (speed_ratio, speed_note), (over_ratio, over_note) = _ratio(ref_iv, iv, "speed"), _ratio(over_iv, ref_over_iv, "overhead")
+        if (recorded_ratio := _figure(entry, "speed_vs_system")) is not None:
+            speed_ratio, speed_note = recorded_ratio, ""
         notes += [n for n in (speed_note, "" if over_invalid else over_note) if n]
         if is_ref:
             speed_verdict = over_verdict = "reference"
@@ -200,7 +227,8 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
             speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)
             speed_mark = st.significance_mark(speed_p, net.size, ref_net.size)
             over_mark = st.significance_mark(over_p, over.size, ref_over.size)
-            speed_verdict = overlap_verdict(iv, ref_iv, "faster", "slower")
+            recorded_verdict = (entry or {}).get("vs_system")
+            speed_verdict = recorded_verdict if isinstance(recorded_verdict, str) else overlap_verdict(iv, ref_iv, "faster", "slower")
             over_verdict = "" if over_invalid else overlap_verdict(over_iv, ref_over_iv, "leaner", "larger")
             if math.isfinite(speed_ratio) and not math.isfinite(speed_iv["low"]) and speed_verdict != "indistinguishable":
                 notes.append("speed: no interval of the ratio (a median's interval is missing or reaches 0)")

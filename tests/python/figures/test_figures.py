@@ -7,10 +7,12 @@ import copy
 import math
 import os
 import re
+import types
 
 import allocstress
 from allocstress import plots
 from allocstress.figures import figure_data, figure_relative_cost, figure_repetitions
+from allocstress.reporting.html_parts import cell_warnings
 from allocstress.reporting.report import write_report
 
 import browser
@@ -202,3 +204,21 @@ def test_a_ratio_to_the_reference_gets_the_inverted_quotient_of_the_medians_inte
     panel = figure_data.Panel("r", "alloc-test", 1, "net_cycles_per_pair", "system", "system", [ref, mine, open_ended])
     assert os.path.exists(figure_relative_cost.plot_relative_cost([panel], str(tmp_path / "cost")))
     assert "level >= 87.5%" in figure_data.ratio_interval_text([panel])
+
+
+def test_cell_warnings_merge_the_thread_counts_of_cpp_groups_in_record_order():
+    """C++ groups per (workload, threads, mode, text) (_core.cell_warning_groups); the report lists one
+    entry per (run, workload, mode, text) with its cells in the order their records first gave it."""
+    def record(allocator, threads, warnings, mode=None):
+        r = {"run_type": "iteration", "workload": "alloc-test", "allocator": allocator, "threads": threads, "warnings": warnings}
+        return r if mode is None else {**r, "mode": mode}
+    benchmarks = [record("a", 1, ["W"]), record("b", 2, ["W", "W"]), record("a", 1, []), record("c", 1, ["W", "E"]),
+                  record("b", 2, ["E"]), record("a", 1, ["E"]), record("c", 1, ["X"], "counts")]
+    runs = types.SimpleNamespace(run_names=lambda: ["r1", "r2"], documents=[{"benchmarks": benchmarks}, {"benchmarks": benchmarks[:2]}])
+    assert allocstress._core.cell_warning_groups('{"benchmarks": []}') == []
+    assert cell_warnings(runs) == [
+        ("r1", "alloc-test", "timing", "W", [("a", 1, 1, 3), ("b", 2, 1, 2), ("c", 1, 1, 1)], False),
+        ("r1", "alloc-test", "timing", "E", [("c", 1, 1, 1), ("b", 2, 1, 2), ("a", 1, 1, 3)], False),
+        ("r1", "alloc-test", "counts", "X", [("c", 1, 1, 1)], True),
+        ("r2", "alloc-test", "timing", "W", [("a", 1, 1, 1), ("b", 2, 1, 1)], True)]
+    assert cell_warnings(runs, ["other"]) == [] and [w[0] for w in cell_warnings(runs, run="r2")] == ["r2"]

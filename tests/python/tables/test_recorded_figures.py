@@ -3,17 +3,15 @@ file whose recorded aggregate figures (the median entries' medians and `interval
 entries, speed_vs_system, its interval and vs_system) are rewritten to values no recomputation
 from the repetitions gives must show those values.  Each assertion fails where a reader recomputes.
 
-`allocstress.summary` reads them all.  The comparison table (tabulation/tables.py, which the HTML
-report renders) takes the recorded intervals but still computes the median, the cv, the ratio to
-system and the verdict from the repetitions: those tests are marked xfail(strict) until the table
-reads the C++ rows (issue 30, item 2: the task that builds the tables as rows); strict, so the mark
-must go when it does."""
+`allocstress.summary` reads them all, and so does the comparison table (tabulation/tables.py,
+which the HTML report renders): the recorded intervals, medians, cvs, ratios to system and verdicts."""
 
 import math
 
 import pytest
 
 import allocstress
+import allocstress._core as _core
 from conftest import write_variant
 
 FIGURE = 1000.125  # + the entry's index: far from any repetition's net cycles/pair
@@ -89,30 +87,44 @@ def test_table_shows_the_recorded_intervals(table_rows):
             assert (r.speed_ci_low, r.speed_ci_high, r.speed_ci_level) == (3.21, 5.43, 0.777)
 
 
-RECOMPUTES = pytest.mark.xfail(strict=True, reason="tables.py recomputes this figure from the repetitions "
-                                                   "(issue 30 item 2: the table rows come from C++)")
-
-
-@RECOMPUTES
 def test_table_shows_the_recorded_median(table_rows):
     rows, medians = table_rows
     assert all(r.net_cycles_per_pair == medians[(r.allocator, r.threads)]["net_cycles_per_pair"] for r in rows.itertuples())
 
 
-@RECOMPUTES
 def test_table_shows_the_recorded_cv(table_rows):
     rows, _ = table_rows
     assert (rows["net_cycles_cv"] == 0.5555).all()
 
 
-@RECOMPUTES
 def test_table_shows_the_recorded_ratio_to_system(table_rows):
     rows, _ = table_rows
     others = rows[rows["allocator"] != "system"]
     assert (others["speed_vs_system"] == 4.321).all() and not others["speed_vs_system"].map(math.isnan).any()
 
 
-@RECOMPUTES
 def test_table_shows_the_recorded_verdict(table_rows):
     rows, _ = table_rows
     assert (rows[rows["allocator"] != "system"]["speed_vs_system_verdict"] == "slower").all()
+
+
+def test_table_rows_are_the_cpp_rows_of_the_markdown_table(rewritten):
+    """The HTML report's table (tables.py) and the Markdown table show one row source's figures:
+    per cell, the headline median, cv, unstable mark, ratio to system and verdict of
+    _core.summary_rows (results/tables/results_table.hpp), where the file carries them.  (One
+    difference stays: tables.py marks the void baseline unstable by its raw cost's interval, the
+    Markdown does not mark it.)"""
+    with open(rewritten) as f:
+        rows = {(r["allocator"], r["threads"]): r for r in _core.summary_rows(f.read()) if r["workload"] == "alloc-test"}
+    table = allocstress.summary_table(allocstress.load_runs([rewritten]))
+    assert len(table) == len(rows) > 0
+    for t in table.itertuples():
+        r = rows[(t.allocator, t.threads)]
+        assert r["metric"] == "net_cycles_per_pair" and t.reps_ok == r["reps_ok"]
+        assert (t.net_cycles_per_pair, t.net_cycles_cv) == (r["median"], r["cv"])
+        if r["baseline"]:  # the Markdown never marks void; tables.py marks it by its raw cost's interval
+            continue
+        assert t.unstable == r["unstable"]
+        if not r["reference"]:
+            assert (t.speed_vs_system, t.speed_vs_system_verdict) == (r["speed_vs_system"], r["vs_system"])
+            assert (t.speed_ci_low, t.speed_ci_high) == (r["speed_vs_system_interval"]["low"], r["speed_vs_system_interval"]["high"])

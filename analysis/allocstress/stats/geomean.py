@@ -51,7 +51,7 @@ def _mean(g: pd.DataFrame, allocator: str, common: set, keep: list, column: str,
         return mean, math.nan, math.nan, len(mine)
     k = 0 if speed else 1  # values: (net cycles, overhead ratios) per (run, workload, allocator, threads)
     pairs = []
-    for w, t in common:
+    for w, t in sorted(common, key=str):  # a fixed order: the resamples are drawn cell by cell from one seeded stream
         own, ref = values.get((run, w, allocator, t)), values.get((run, w, reference, t))
         if own is None or ref is None:
             return mean, math.nan, math.nan, len(mine)

@@ -1,8 +1,11 @@
 """The comparison table on the golden file, checked against values recomputed from its entries."""
 
 import io
+import os
 import re
 import statistics as pystats
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -204,6 +207,18 @@ def test_geomean_is_sorted_with_intervals_over_the_same_cells(table):
     assert (others["overhead_ci_low"] <= others["overhead_ci_high"]).all()
     md = tables.geomean_markdown(table)
     assert "speed vs system [bootstrap interval of the geometric mean, 95% percentile over repetitions]" in md and "Cheapest first" in md
+
+
+def test_geomean_interval_is_the_same_whatever_the_hash_seed():
+    # The bootstrap draws every cell's resamples from one seeded stream, cell after cell: the cells'
+    # order must not follow a set's iteration order, which changes with PYTHONHASHSEED.
+    script = ("import allocstress; from conftest import GOLDEN; "
+              "g = allocstress.geomean_table(allocstress.summary_table(allocstress.load_runs([GOLDEN]))); "
+              "print(g[['allocator', 'speed_ci_low', 'speed_ci_high', 'overhead_ci_low']].to_csv())")
+    outs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(outs) == 1 and "jemalloc" in outs.pop()
 
 
 def test_geomean_leaves_out_cells_not_every_allocator_has(tmp_path):

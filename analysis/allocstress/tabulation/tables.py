@@ -306,7 +306,8 @@ def number_text(x, fmt="{:.1f}") -> str:
 def with_interval(value, lo, hi, fmt) -> str:
     if isinstance(value, float) and math.isnan(value):
         return "n/a"
-    ci = "" if math.isnan(lo) else f" [{fmt.format(lo)}, {fmt.format(hi)}]"
+    high = "unbounded" if math.isinf(hi) else fmt.format(hi)  # a quotient whose denominator's interval reaches 0, as the C++ tables say it
+    ci = "" if math.isnan(lo) else f" [{fmt.format(lo)}, {high}]"
     return fmt.format(value) + ci
 
 

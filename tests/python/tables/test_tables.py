@@ -231,3 +231,9 @@ def test_geomean_leaves_out_cells_not_every_allocator_has(tmp_path):
     assert geo.set_index("allocator").loc["mimalloc", "geomean_speed_vs_system"] == pytest.approx(mimalloc["speed_vs_system"])
     assert any("alloc-test, 2 threads left out for every allocator: jemalloc" in x for x in geo.attrs["left_out"])
     assert "Left out:" in tables.geomean_markdown(table)
+
+
+def test_an_interval_without_an_upper_end_reads_unbounded_as_in_the_cpp_tables():
+    assert tables.with_interval(0.5, 0.25, float("inf"), "{:.2f}") == "0.50 [0.25, unbounded]"
+    assert tables.with_interval(0.5, 0.25, 0.75, "{:.2f}") == "0.50 [0.25, 0.75]"
+    assert tables.with_interval(float("nan"), 0.25, 0.75, "{:.2f}") == "n/a"

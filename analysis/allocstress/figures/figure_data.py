@@ -33,7 +33,8 @@ import pandas as pd
 from ..results import catalogue, safety
 from ..stats import statistics as st
 from ..results.loading import Runs, measured_timing
-from ..stats.median_intervals import median_interval, ratio_interval, recorded_interval, recorded_medians
+from ..results.aggregates import RecordedAggregates
+from ..stats.median_intervals import median_interval, ratio_interval, recorded_interval
 from ..tabulation.tables import BASELINE, REFERENCE, overhead_ratios
 from .plots import percent
 
@@ -120,7 +121,7 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
     ok = measured_timing(runs.cells)
     rows = runs.cells[(runs.cells["run"] == run) & (runs.cells["workload"] == workload) & (runs.cells["allocator"] != BASELINE)]
     mode = rows["mode"].fillna("timing") if "mode" in rows else pd.Series("timing", index=rows.index)
-    recorded = recorded_medians(runs)
+    recorded = RecordedAggregates(runs.run_names(), runs.documents)
     nonconforming = safety.nonconforming_allocators(runs.documents[runs.run_names().index(run)])
     out = []
     for threads, group in rows.groupby("threads", sort=True):
@@ -131,7 +132,7 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
             if values.size == 0:
                 continue
             bad = g[(g["status"] == "ok") & (mode.loc[g.index] == "timing") & g["disturbed"]]
-            entry = recorded.get((run, workload, allocator, int(threads)))
+            entry = recorded.entry(run, workload, allocator, threads, "timing", "median", len(good))
             own = recorded_interval(entry, metric)
             iv = median_interval(values, own)
             low, high, level = iv["low"], iv["high"], iv["level"]

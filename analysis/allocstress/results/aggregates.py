@@ -10,6 +10,15 @@ repetitions gets None, and is computed).  Copying a frame shares the object (it 
 from __future__ import annotations
 
 
+def recorded_figure(entry: dict | None, field: str) -> float | None:
+    """The number an aggregate `entry` recorded at `field` ("a.b" is entry["a"]["b"], as frame
+    columns name nested fields); None without one (no entry, no field, null, not a number)."""
+    value = entry
+    for part in field.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 class RecordedAggregates:
     """(run, workload, allocator, threads, mode, statistic) -> the aggregate entries of the files."""
 

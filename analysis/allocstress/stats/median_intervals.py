@@ -20,16 +20,6 @@ import allocstress._core as _core
 from . import statistics as st
 
 
-def recorded_medians(runs) -> dict:
-    """(run, workload, allocator, threads) -> the C++ median aggregate entry of that timing cell."""
-    out = {}
-    for run, doc in zip(runs.run_names(), runs.documents):
-        for e in doc["benchmarks"]:
-            if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and e.get("mode", "timing") == "timing":
-                out[(run, e["workload"], e["allocator"], int(e["threads"]))] = e
-    return out
-
-
 def recorded_interval(entry: dict | None, metric: str) -> dict | None:
     """The entry's `intervals.<metric>` when it is a complete one ({low, high, level, ...}), else None."""
     interval = ((entry or {}).get("intervals") or {}).get(metric)

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import catalogue
+from ..results.aggregates import recorded_figure
 from ..stats import statistics as st
 from ..stats.median_intervals import median_interval, recorded_interval
 from .tables import overhead_ratios
@@ -49,20 +50,12 @@ def _median(frame: pd.DataFrame, column: str) -> float:
     return float(np.median(values)) if values.size else math.nan
 
 
-def _figure(entry: dict | None, column: str) -> float | None:
-    """The number at `column` (a frame column: "a.b" is entry["a"]["b"]) of an aggregate entry, else None."""
-    value = entry
-    for part in column.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _recorded(key: tuple, metrics: list, n: int, aggregates) -> dict:
     """The figures of the row the results file carries (module docstring); {} when it carries none."""
     run, workload, allocator, threads, mode = key
     median = aggregates.entry(run, workload, allocator, threads, mode, "median", n) if aggregates is not None and n else None
     metric = str(metrics[0]) if len(metrics) == 1 else None
-    figure = _figure(median, catalogue.column_of(metric)) if metric else None
+    figure = recorded_figure(median, catalogue.column_of(metric)) if metric else None
     if figure is None:
         return {}
     out = {"median": figure}
@@ -75,12 +68,12 @@ def _recorded(key: tuple, metrics: list, n: int, aggregates) -> dict:
         out["unstable"] = st.is_unstable(rel)
     cv = aggregates.entry(run, workload, allocator, threads, mode, "cv", n)
     if cv is not None and n >= 2:  # C++ null: undefined (a zero mean); one value: NaN here, as coefficient_of_variation
-        value = _figure(cv, catalogue.column_of(metric))
+        value = recorded_figure(cv, catalogue.column_of(metric))
         out["cv"] = math.nan if value is None else value
     # an invalid repetition makes the cell's overhead ratio NaN here (overhead_note says why): computed then
     columns = ("net_ns_per_pair", "peak_rss_bytes") + (() if "overhead_ratio_invalid" in median else ("overhead_ratio",))
     for column in columns:
-        if (value := _figure(median, column)) is not None:
+        if (value := recorded_figure(median, column)) is not None:
             out[column] = value
     return out
 

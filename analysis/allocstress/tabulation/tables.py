@@ -26,7 +26,7 @@ from . import latex_table, summary_display, table_model
 from ..stats import statistics as st
 from .table_model import DisplayTable
 from ..results.loading import Runs, measured_timing
-from ..results.aggregates import RecordedAggregates
+from ..results.aggregates import RecordedAggregates, recorded_figure
 from ..stats.median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval
 from ..stats.statistics import UNSTABLE_HALF_WIDTH
 
@@ -165,15 +165,9 @@ def _ratio(num: dict, den: dict, what: str) -> tuple[float, str]:
     return num["median"] / den["median"], ""
 
 
-def _figure(entry: dict | None, field: str) -> float | None:
-    """The number the C++ aggregate `entry` recorded for `field`; None without one (no entry, null)."""
-    value = (entry or {}).get(field)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _with_recorded_median(iv: dict, entry: dict | None) -> dict:
     """`iv` (median_interval) with the median the C++ median `entry` recorded, when it has one."""
-    median = _figure(entry, "net_cycles_per_pair")
+    median = recorded_figure(entry, "net_cycles_per_pair")
     return iv if median is None else {**iv, "median": median}
 
 
@@ -181,7 +175,7 @@ def _cv(values, cv_entry: dict | None, field: str) -> float:
     """The cv the C++ `cv_entry` recorded for `field` (null there: undefined, NaN), else computed."""
     if cv_entry is None or len(values) < 2:
         return st.coefficient_of_variation(values)
-    value = _figure(cv_entry, field)
+    value = recorded_figure(cv_entry, field)
     return math.nan if value is None else value
 
 
@@ -216,7 +210,7 @@ def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_ov
         notes.append(f"no ok {REFERENCE} cell at these threads: nothing to compare with")
     elif not baseline:
         (speed_ratio, speed_note), (over_ratio, over_note) = _ratio(ref_iv, iv, "speed"), _ratio(over_iv, ref_over_iv, "overhead")
-        if (recorded_ratio := _figure(entry, "speed_vs_system")) is not None:
+        if (recorded_ratio := recorded_figure(entry, "speed_vs_system")) is not None:
             speed_ratio, speed_note = recorded_ratio, ""
         notes += [n for n in (speed_note, "" if over_invalid else over_note) if n]
         if is_ref:

@@ -13,10 +13,11 @@ stream, not the randomness of the workload (run several seeds for that).
 
 Per cell: the median, a distribution-free confidence interval of the median from order
 statistics (binomial; with n <= 5 the best available is [min, max], whose true level
-1 - 2^(1-n) is reported), and the coefficient of variation (sample sd / |mean|), flagged
-unstable at >= 5%.  Between two allocators (a ratio of medians and its interval, the quotient of
-the two medians' intervals: median_intervals.ratio_interval) a two-sided Mann-Whitney U test, computed exactly over all rank permutations (mid-ranks for
-ties) for up to 20 values in all, by scipy's normal approximation above that.  With n1 and n2
+1 - 2^(1-n) is reported), and the coefficient of variation (sample sd / |mean|); the median is
+unstable when its interval is wider than +-UNSTABLE_HALF_WIDTH of it.  Between two allocators: the
+ratio of medians, whose interval is the quotient of the two medians' intervals
+(median_intervals.ratio_interval), and a two-sided Mann-Whitney U test, computed exactly over all
+rank permutations (mid-ranks for ties) for up to 20 values in all, by scipy's normal approximation above that.  With n1 and n2
 repetitions and no ties the smallest reachable p-value is 2 / C(n1+n2, n1): 3 vs 3 can never
 reach 5%, and `significance_mark` then says n/a.  Comparing many cells at once (`compare`), the
 p-values are adjusted by the Benjamini-Hochberg method, so that an A/A comparison calls any cell
@@ -71,10 +72,12 @@ def summarise_cell(values) -> dict:
     """n (finite values), median, ci_low, ci_high, ci_level, cv and unstable (the interval wider
     than ±UNSTABLE_HALF_WIDTH of the median) of one cell, by the C++ rules."""
     a = clean(values)
-    median = float(_core.summarise(a.tolist())["median"])
+    summary = _core.summarise(a.tolist())
+    median = float(summary["median"])
     lo, hi, level = median_ci(a)
     return {"n": int(a.size), "median": median, "ci_low": lo, "ci_high": hi, "ci_level": level,
-            "cv": coefficient_of_variation(a), "unstable": is_unstable(relative_half_width(lo, hi, median))}
+            "cv": float(summary["cv"]) if a.size >= 2 else math.nan,  # as coefficient_of_variation
+            "unstable": is_unstable(relative_half_width(lo, hi, median))}
 
 
 def relative_half_width(low: float, high: float, median: float) -> float:

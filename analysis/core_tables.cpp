@@ -17,6 +17,16 @@ namespace py = pybind11;
 
 namespace allocstress::python {
 
+namespace {
+
+// `name`(results_json): the rows `rows` builds for a results document given as JSON text.
+void bind_rows(py::module_& m, const char* name, nlohmann::json (*rows)(const nlohmann::json&), const char* doc) {
+  m.def(name, [rows](const std::string& results_json) { return as_python(rows(nlohmann::json::parse(results_json))); },
+        py::arg("results_json"), doc);
+}
+
+}  // namespace
+
 void bind_tables(py::module_& m) {
   m.def(
       "cell_warning_groups",
@@ -36,19 +46,14 @@ void bind_tables(py::module_& m) {
       "the ratio to system with its interval and verdict, as the Markdown shows them");
 
   // The rows of the data-structure and workload-metrics tables (tabulation/structures.py, workload_metrics.py).
-  m.def(
-      "structure_rows", [](const std::string& results_json) { return as_python(structure_rows(nlohmann::json::parse(results_json))); },
-      py::arg("results_json"),
-      "The rows of the data-structure table (results/tables/structure_rows.hpp) of a results document given as JSON text: per "
-      "timing cell of a structure workload the build and search medians, the search interval, cv and unstable mark, "
-      "search_vs_system with its interval, the placement and overhead medians (null: n/a)");
-  m.def(
-      "workload_metric_rows",
-      [](const std::string& results_json) { return as_python(workload_metric_rows(nlohmann::json::parse(results_json))); },
-      py::arg("results_json"),
-      "The rows of the workload-metrics tables (results/tables/metric_rows.hpp) of a results document given as JSON text: per "
-      "timing cell of a workload that is not a data structure the overhead median, the median of every workload_metrics key, "
-      "the blowup against its companion with its interval, and notes (null: n/a)");
+  bind_rows(m, "structure_rows", &structure_rows,
+            "The rows of the data-structure table (results/tables/structure_rows.hpp) of a results document given as JSON text: "
+            "per timing cell of a structure workload the build and search medians, the search interval, cv and unstable mark, "
+            "search_vs_system with its interval, the placement and overhead medians (null: n/a)");
+  bind_rows(m, "workload_metric_rows", &workload_metric_rows,
+            "The rows of the workload-metrics tables (results/tables/metric_rows.hpp) of a results document given as JSON text: "
+            "per timing cell of a workload that is not a data structure the overhead median, the median of every "
+            "workload_metrics key, the blowup against its companion with its interval, and notes (null: n/a)");
 }
 
 }  // namespace allocstress::python

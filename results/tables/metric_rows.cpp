@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
 #include "results/tables/timing_cells.hpp"
@@ -87,14 +86,10 @@ Json row_of(const TimingCell& cell, const table_parts::TimingCells& cells) {
 }  // namespace
 
 Json workload_metric_rows(const Json& results) {
-  declare_programs_of(results);
-  const table_parts::TimingCells cells = table_parts::timing_cells(results.at("benchmarks"));
-  Json rows = Json::array();
-  for (const TimingCell& cell : cells.cells) {
+  return table_parts::cell_rows(results, [](const TimingCell& cell, const table_parts::TimingCells& cells) {
     const WorkloadEntry* e = find_workload(cell.workload);
-    if (e == nullptr || e->table != TableKind::structure) rows.push_back(row_of(cell, cells));
-  }
-  return rows;
+    return e == nullptr || e->table != TableKind::structure ? row_of(cell, cells) : Json();
+  });
 }
 
 }  // namespace allocstress

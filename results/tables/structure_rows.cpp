@@ -1,7 +1,6 @@
 // The data-structure table's rows (structure_rows.hpp) from the cells' aggregate entries.
 #include "results/tables/structure_rows.hpp"
 
-#include "cells/programs/program_workloads.hpp"
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
 #include "results/tables/table_parts.hpp"
@@ -60,12 +59,9 @@ Json row_of(const TimingCell& cell, const table_parts::TimingCells& cells) {
 }  // namespace
 
 Json structure_rows(const Json& results) {
-  declare_programs_of(results);
-  const table_parts::TimingCells cells = table_parts::timing_cells(results.at("benchmarks"));
-  Json rows = Json::array();
-  for (const TimingCell& cell : cells.cells)
-    if (is_structure(cell.workload)) rows.push_back(row_of(cell, cells));
-  return rows;
+  return table_parts::cell_rows(results, [](const TimingCell& cell, const table_parts::TimingCells& cells) {
+    return is_structure(cell.workload) ? row_of(cell, cells) : Json();
+  });
 }
 
 }  // namespace allocstress

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "cells/programs/program_workloads.hpp"
 #include "platform/statistics.hpp"
 #include "results/results_summary.hpp"
 
@@ -85,6 +86,15 @@ TimingCells timing_cells(const Json& benchmarks) {
       out.cells.push_back(std::move(c));
     }
   return out;
+}
+
+Json cell_rows(const Json& results, const std::function<Json(const TimingCell&, const TimingCells&)>& row) {
+  declare_programs_of(results);
+  const TimingCells cells = timing_cells(results.at("benchmarks"));
+  Json rows = Json::array();
+  for (const TimingCell& cell : cells.cells)
+    if (Json r = row(cell, cells); !r.is_null()) rows.push_back(std::move(r));
+  return rows;
 }
 
 Figure figure_of(const TimingCell& cell, const Json::json_pointer& record_place, const Json::json_pointer& aggregate_place,

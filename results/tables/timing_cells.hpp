@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct TimingCells {
   const TimingCell* find(const std::string& workload, const std::string& allocator, unsigned threads) const;
 };
 TimingCells timing_cells(const nlohmann::json& benchmarks);
+// A table's rows: `row` of each cell of the results document `results` (its programs declared
+// first), in the cells' order, where it gives one (not null).
+nlohmann::json cell_rows(const nlohmann::json& results,
+                         const std::function<nlohmann::json(const TimingCell&, const TimingCells&)>& row);
 
 // One figure of a cell: its median (null: no repetition has a number), the interval of that median
 // (the median entry's `intervals` object of `interval_name`, or one of the same shape from the

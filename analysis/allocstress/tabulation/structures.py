@@ -49,7 +49,8 @@ STRUCTURE_COLUMNS = [
      "> 0.10, the unstable mark of every table; platform/statistics.hpp)."),
     ("search_vs_system", "ratio", "median search cycles/visit of system / of this allocator: > 1 walks faster."),
     ("search_vs_system_ci_low", "ratio", "Lower end of the interval of search_vs_system: the two medians' order-statistic "
-     "intervals divided (system's low / this high: the results file's speed_vs_system_interval), level at least "
+     "intervals divided (system's low / this high: the results file's speed_vs_system_interval, or C++'s where it has none), "
+     "level at least "
      "the sum of their levels minus 1 (Bonferroni)."),
     ("search_vs_system_ci_high", "ratio", "Upper end of that interval."),
     ("search_p", "p-value", "Two-sided Mann-Whitney U test against system's search cycles/visit."),

@@ -23,7 +23,8 @@ import allocstress._core as _core
 from ..results import catalogue
 from ..stats import statistics as st
 from ..results.loading import Runs
-from .tables import REFERENCE, number_text, with_interval
+from ..results.records import REFERENCE
+from .tables import number_text, with_interval
 
 STRUCTURE_WORKLOADS = catalogue.workload_names(table="structure")  # the one definition (compare.py imports it)
 

@@ -1,6 +1,7 @@
 // `allocstress._core`: the tables' rows as C++ builds them, for the HTML report to render what the
 // Markdown summary renders: the groups of the cells' warnings (results/tables/cell_warnings.hpp)
-// and the rows of the workloads' tables (results/tables/results_table.hpp summary_rows).
+// and the rows of the workloads' tables (results/tables/results_table.hpp summary_rows), of the
+// data-structure table (structure_rows.hpp) and of the workload-metrics tables (metric_rows.hpp).
 // Results documents cross as JSON text; rows come back as the lists of dicts json.loads makes.
 #include <pybind11/pybind11.h>
 
@@ -8,11 +9,23 @@
 
 #include "analysis/core_bindings.hpp"
 #include "results/tables/cell_warnings.hpp"
+#include "results/tables/metric_rows.hpp"
 #include "results/tables/results_table.hpp"
+#include "results/tables/structure_rows.hpp"
 
 namespace py = pybind11;
 
 namespace allocstress::python {
+
+namespace {
+
+// `name`(results_json): the rows `rows` builds for a results document given as JSON text.
+void bind_rows(py::module_& m, const char* name, nlohmann::json (*rows)(const nlohmann::json&), const char* doc) {
+  m.def(name, [rows](const std::string& results_json) { return as_python(rows(nlohmann::json::parse(results_json))); },
+        py::arg("results_json"), doc);
+}
+
+}  // namespace
 
 void bind_tables(py::module_& m) {
   m.def(
@@ -31,6 +44,16 @@ void bind_tables(py::module_& m) {
       "The rows of the workloads' tables of the Markdown summary (results/tables/results_table.hpp summary_rows) of a results "
       "document given as JSON text: per (workload, allocator, threads) the headline median, cv, interval, unstable mark and "
       "the ratio to system with its interval and verdict, as the Markdown shows them");
+
+  // The rows of the data-structure and workload-metrics tables (tabulation/structures.py, workload_metrics.py).
+  bind_rows(m, "structure_rows", &structure_rows,
+            "The rows of the data-structure table (results/tables/structure_rows.hpp) of a results document given as JSON text: "
+            "per timing cell of a structure workload the build and search medians, the search interval, cv and unstable mark, "
+            "search_vs_system with its interval, the placement and overhead medians (null: n/a)");
+  bind_rows(m, "workload_metric_rows", &workload_metric_rows,
+            "The rows of the workload-metrics tables (results/tables/metric_rows.hpp) of a results document given as JSON text: "
+            "per timing cell of a workload that is not a data structure the overhead median, the median of every "
+            "workload_metrics key, the blowup against its companion with its interval, and notes (null: n/a)");
 }
 
 }  // namespace allocstress::python

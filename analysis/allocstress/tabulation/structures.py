@@ -2,19 +2,29 @@
 block placement costs when a program later walks its nodes.  These figures are raw -- no void
 baseline exists for a structure -- and are compared with the system allocator on the search
 phase.  The Gleipnir-style table lists the simulated demand fetches and misses of the search phase
-(callgrind, from `--cache-sim` records) beside the measured search cost."""
+(callgrind, from `--cache-sim` records) beside the measured search cost.
+
+The rows are C++'s (_core.structure_rows, results/tables/structure_rows.hpp; one call per results
+file): every median, interval, cv, unstable mark and ratio to system with its interval is the one
+the file's aggregate entries recorded (C++ aggregates the records itself where the file has none
+for a cell, and takes the median of the repetitions that have a figure where one lacks it).  This
+module adds the run, the Mann-Whitney p-value against system and its significance mark (a test that
+exists in this package alone, stats/statistics.py, from the repetitions' search costs) and renders."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import numpy as np
 import pandas as pd
 
+import allocstress._core as _core
 from ..results import catalogue
 from ..stats import statistics as st
-from ..stats.median_intervals import median_interval, ratio_interval
 from ..results.loading import Runs
-from .tables import REFERENCE, number_text, cell_overhead, with_interval
+from ..results.records import REFERENCE
+from .tables import number_text, with_interval
 
 STRUCTURE_WORKLOADS = catalogue.workload_names(table="structure")  # the one definition (compare.py imports it)
 
@@ -36,10 +46,12 @@ STRUCTURE_COLUMNS = [
     ("search_ci_low", "TSC cycles", "Lower end of the distribution-free interval of that median (as in the alloc-test table)."),
     ("search_ci_high", "TSC cycles", "Upper end of that interval."),
     ("search_cv", "fraction", "Coefficient of variation of search cycles/visit over repetitions."),
-    ("unstable", "bool", "search_cv >= 0.05."),
+    ("unstable", "bool", "The interval of the median search cycles/visit is wider than +-10% of it (relative half-width "
+     "> 0.10, the unstable mark of every table; platform/statistics.hpp)."),
     ("search_vs_system", "ratio", "median search cycles/visit of system / of this allocator: > 1 walks faster."),
     ("search_vs_system_ci_low", "ratio", "Lower end of the interval of search_vs_system: the two medians' order-statistic "
-     "intervals divided (system's low / this high; median_intervals.ratio_interval, as speed_vs_system), level at least "
+     "intervals divided (system's low / this high: the results file's speed_vs_system_interval, or C++'s where it has none), "
+     "level at least "
      "the sum of their levels minus 1 (Bonferroni)."),
     ("search_vs_system_ci_high", "ratio", "Upper end of that interval."),
     ("search_p", "p-value", "Two-sided Mann-Whitney U test against system's search cycles/visit."),
@@ -69,51 +81,60 @@ def _timing(cells: pd.DataFrame) -> pd.DataFrame:
     return cells[(mode == "timing") & cells["workload"].isin(STRUCTURE_WORKLOADS)]
 
 
-def median_of(frame: pd.DataFrame, column: str) -> float:
-    values = st.clean(frame[column].to_numpy()) if column in frame else st.clean([])
-    return float(pd.Series(values, dtype=float).median()) if len(values) else math.nan
-
-
 PLACEMENT_COLUMNS = ("cache_line_utilisation", "page_utilisation", "set_histogram_max_over_mean")
 
 
-def _search_ratio(ref, search) -> dict:
-    """{ratio, ci_low, ci_high}: median(ref) / median(search), its interval the quotient of the two
-    medians' order-statistic intervals (NaN where a median is <= 0 or an interval is missing)."""
-    num, den = median_interval(ref), median_interval(search)
-    if not (num["median"] > 0 and den["median"] > 0):
-        return {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    q = ratio_interval(num, den)
-    return {"ratio": num["median"] / den["median"], "ci_low": q["low"], "ci_high": q["high"]}
+def core_rows(runs: Runs, rows_of) -> list[tuple[str, dict]]:
+    """(run, row) of the rows C++ builds for each results document (`rows_of`: a _core function
+    taking a document as JSON text, e.g. _core.structure_rows), one call per document."""
+    return [(run, row) for run, doc in zip(runs.run_names(), runs.documents) for row in rows_of(json.dumps(doc))]
+
+
+def figure(value) -> float:
+    """A row's figure as a float: NaN where C++ gives none (null)."""
+    return math.nan if value is None else float(value)
+
+
+def interval_high(low, high) -> float:
+    """The upper end of a C++ row's quotient interval: inf where it has a lower end but no upper
+    one (unbounded: the denominator's interval reaches 0), NaN without an interval."""
+    return figure(high) if high is not None or low is None else math.inf
+
+
+def _search_values(cells: pd.DataFrame) -> dict[tuple, np.ndarray]:
+    """(run, workload, threads, allocator) -> the search cycles/visit of the cell's ok, undisturbed
+    timing repetitions: the values the Mann-Whitney test compares (the only figure of the table
+    computed here: the test exists in this package alone, stats/statistics.py)."""
+    ok = _timing(cells)
+    ok = ok[(ok["status"] == "ok") & ~ok["disturbed"]]
+    return {(run, workload, int(threads), allocator): st.clean(g["search_cycles_per_visit"].to_numpy())
+            for (run, workload, threads, allocator), g in ok.groupby(["run", "workload", "threads", "allocator"], sort=False)}
 
 
 def structure_table(runs: Runs) -> pd.DataFrame:
+    """The table's rows as C++ builds them (_core.structure_rows, results/tables/structure_rows.hpp),
+    with the run and the Mann-Whitney test against system added."""
     names = [c[0] for c in STRUCTURE_COLUMNS]
-    cells = runs.cells
-    ok = _timing(cells)
-    ok = ok[(ok["status"] == "ok") & ~ok["disturbed"]]
+    values = _search_values(runs.cells)
     rows = []
-    for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
-        ref = st.clean(group[group["allocator"] == REFERENCE]["search_cycles_per_visit"].to_numpy())
-        for allocator, g in group.groupby("allocator", sort=False):
-            search = st.clean(g["search_cycles_per_visit"].to_numpy())
-            cell = st.summarise_cell(search)
-            ratio = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-            p, mark = math.nan, ""
-            if ref.size:
-                ratio = _search_ratio(ref, search)
-                if allocator != REFERENCE:
-                    p = st.mann_whitney_p(search, ref)
-                    mark = st.significance_mark(p, search.size, ref.size)
-            rows.append({"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
-                         "reps_ok": int(search.size), "build_cycles_per_node": median_of(g, "build_cycles_per_node"),
-                         "search_cycles_per_visit": cell["median"], "search_ci_low": cell["ci_low"],
-                         "search_ci_high": cell["ci_high"], "search_cv": cell["cv"], "unstable": cell["unstable"],
-                         "search_vs_system": ratio["ratio"], "search_vs_system_ci_low": ratio["ci_low"],
-                         "search_vs_system_ci_high": ratio["ci_high"], "search_p": p, "search_significance": mark,
-                         **{name: median_of(g, catalogue.column_of(name)) for name in PLACEMENT_COLUMNS},
-                         "overhead_ratio": float(pd.Series(cell_overhead(g)[0], dtype=float).median())})
+    for run, r in core_rows(runs, _core.structure_rows):
+        search = values.get((run, r["workload"], r["threads"], r["allocator"]), st.clean([]))
+        ref = values.get((run, r["workload"], r["threads"], REFERENCE), st.clean([]))
+        p, mark = math.nan, ""
+        if ref.size and r["allocator"] != REFERENCE:
+            p = st.mann_whitney_p(search, ref)
+            mark = st.significance_mark(p, search.size, ref.size)
+        row = {name: figure(r[name]) for name in names if name in _FIGURES}
+        row.update({"run": run, "workload": r["workload"], "allocator": r["allocator"], "threads": int(r["threads"]),
+                    "reps_ok": int(r["reps_ok"]), "unstable": bool(r["unstable"]), "search_p": p, "search_significance": mark,
+                    "search_vs_system_ci_high": interval_high(r["search_vs_system_ci_low"], r["search_vs_system_ci_high"])})
+        rows.append(row)
     return pd.DataFrame(rows, columns=names)
+
+
+# The columns whose figures are C++'s numbers (null: NaN).
+_FIGURES = {"build_cycles_per_node", "search_cycles_per_visit", "search_ci_low", "search_ci_high", "search_cv",
+            "search_vs_system", "search_vs_system_ci_low", *PLACEMENT_COLUMNS, "overhead_ratio"}
 
 
 def cache_sim_table(runs: Runs, structures: pd.DataFrame) -> pd.DataFrame:

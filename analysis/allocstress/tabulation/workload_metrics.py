@@ -14,8 +14,12 @@ lines, ...).  Per workload, one table with a row per (run, allocator, threads): 
 the ok repetitions of every metric the records hold -- whatever names they carry, ordered,
 labelled, rounded and defined by the metric catalogue where it knows them -- beside the median
 overhead ratio; for a workload the matrix runs beside a companion (xthread: alloc-test, the same
-operation stream with no remote frees) also its blowup against that companion.  The medians are
-computed here from the iteration records, not taken from the C++ aggregates.
+operation stream with no remote frees) also its blowup against that companion.  The figures are
+C++'s rows (_core.workload_metric_rows, results/tables/metric_rows.hpp; one call per results file):
+the medians the file's aggregate entries recorded (C++ aggregates the records itself where the
+file has none for a cell, and takes the median of the repetitions that have a number where some
+repetition's is null), the blowup with its interval and the notes; this module chooses, orders,
+labels and renders the columns.
 
 Net cycles per pair of the workloads with a void baseline (xthread, larson, lifetime, phase-*) are
 in the alloc-test comparison table (tables.py).  The false-sharing kernels have none -- their
@@ -26,19 +30,16 @@ The phase workloads' RSS-over-time series are read in phase_series.py."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
+import allocstress._core as _core
 from ..results import catalogue
-from ..stats import statistics as st
-from ..stats.median_intervals import median_interval, ratio_interval
 from ..results.loading import ResultsError, Runs
-from ..results.records import is_number, timing_records
-from .structures import to_markdown as _markdown_table
-from .tables import BASELINE, FALSE_SHARING_WORKLOADS, median_of, number_text, with_interval, overhead_ratios
+from ..results.records import BASELINE, is_number, timing_records
+from .structures import core_rows, figure, interval_high, to_markdown as _markdown_table
+from .tables import FALSE_SHARING_WORKLOADS, number_text, with_interval
 
 # name -> catalogue entry of every workload_metrics key the C++ cells write, in catalogue order
 METRICS = catalogue.metrics("workload_metrics")
@@ -83,7 +84,7 @@ def blowup_columns(workload: str, companion: str) -> list[tuple[str, str, str]]:
          f"{workload} costs more memory than {companion}.  n/a without an ok {companion} cell, or when a median "
          "overhead is <= 0 (void)."),
         ("blowup_ci_low", "ratio", f"Lower end of the interval of {ratio}: the two medians' order-statistic intervals "
-         "divided (this low / the companion's high; median_intervals.ratio_interval, as speed_vs_system), level at least "
+         "divided (this low / the companion's high; results_summary.hpp quotient_interval, as speed_vs_system), level at least "
          "the sum of their levels minus 1 (Bonferroni)."),
         ("blowup_ci_high", "ratio", "Upper end of that interval."),
     ]
@@ -110,7 +111,8 @@ def _legend_text(entry: dict) -> str:
 
 
 WORKLOAD_LEGENDS = {w: _legend_text(catalogue.workload(w)) for w in WORKLOADS}
-LEGEND = ("Medians over the ok repetitions of each record's workload_metrics (computed from the iteration records); "
+LEGEND = ("Medians over the ok repetitions of each record's workload_metrics (the results file's aggregates, else C++'s "
+          "from its records); "
           "n/a = null in every repetition (undefined, e.g. a denominator of 0).  overhead ratio = (peak RSS - RSS "
           "before) / peak live requested bytes.  Raw figures: no interval or test is given for the metrics.")
 
@@ -151,29 +153,11 @@ def _display_order(workload: str, names, definition: dict | None = None) -> list
     return known + own + [n for n in names if n not in METRICS and n not in own]
 
 
-def _blowup(overhead: np.ndarray, reference: np.ndarray | None, companion: str) -> dict:
-    """The blowup against `companion` with its interval and, when it is missing, why."""
-    nan = {"ratio": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    if reference is None or reference.size == 0:
-        return {**nan, "note": f"no ok {companion} cell at this allocator and threads: no blowup"}
-    if overhead.size == 0 or median_of(overhead) <= 0 or median_of(reference) <= 0:
-        return {**nan, "note": "a median overhead ratio is missing or <= 0 (no RSS growth, e.g. void): no blowup"}
-    q = ratio_interval(median_interval(overhead), median_interval(reference))
-    short = overhead.size < 2 or reference.size < 2
-    note = "" if math.isfinite(q["low"]) else "blowup: fewer than 2 values: no interval" if short else \
-        "blowup: no interval (an interval of a median is not above 0)"
-    return {"ratio": median_of(overhead) / median_of(reference), "ci_low": q["low"], "ci_high": q["high"], "note": note}
-
-
-def _overheads(records: list[dict]) -> tuple:
-    return overhead_ratios([e.get("overhead_ratio") for e in records], [e.get("overhead_ratio_invalid") for e in records])
-
-
-def workload_table(runs: Runs, workload: str) -> WorkloadTable:
+def workload_table(runs: Runs, workload: str, rows: list[tuple[str, dict]] | None = None) -> WorkloadTable:
     """The table of one workload over every ok timing repetition in `runs` (rows in the order
-    (run, threads) first appear, allocators in file order within).  ResultsError on a record whose
-    workload_metrics is not {name: number or null}."""
-    cells: dict[tuple, dict[str, list[dict]]] = {}  # (run, threads) -> allocator -> records
+    (run, threads) first appear, allocators in file order within): its figures are C++'s rows
+    (`rows`: core_rows(runs, _core.workload_metric_rows), fetched here when not given).
+    ResultsError on a record whose workload_metrics is not {name: number or null}."""
     names: dict[str, None] = {}  # ordered set
     means: dict[str, str] = {}
     timed = list(timing_records(runs, workload))
@@ -183,33 +167,24 @@ def workload_table(runs: Runs, workload: str) -> WorkloadTable:
         described = e.get("workload_metrics_means")
         if isinstance(described, dict):
             means.update({k: str(v) for k, v in described.items() if k not in means})
-        cells.setdefault((run, e["threads"]), {}).setdefault(e["allocator"], []).append(e)
     companion = _companion_of(workload)
     blowup = blowup_columns(workload, companion) if companion else []
     metrics = {"metric_" + k if k in RESERVED else k: k for k in _display_order(workload, names, definition)}
-    if companion:  # the companion's overhead ratios at the same (run, allocator, threads)
-        reference: dict[tuple, list] = {}
-        for run, _, e in timing_records(runs, companion):
-            reference.setdefault((run, e["allocator"], e["threads"]), []).append(e)
-    rows = []
-    for (run, threads), allocators in cells.items():
-        for allocator, records in allocators.items():
-            overhead, invalid = _overheads(records)
-            row = {"run": run, "workload": workload, "allocator": allocator, "threads": int(threads),
-                   "reps_ok": len(records), "overhead_ratio": median_of(overhead)}
-            for column, key in metrics.items():
-                row[column] = median_of(st.clean([(e.get("workload_metrics") or {}).get(key) for e in records]))
-            if companion:
-                ref = reference.get((run, allocator, threads))
-                b = _blowup(overhead, None if ref is None else _overheads(ref)[0], companion)
-                row.update({blowup[0][0]: b["ratio"], "blowup_ci_low": b["ci_low"], "blowup_ci_high": b["ci_high"],
-                            "notes": "; ".join(n for n in (invalid, b["note"]) if n)})
-            else:
-                row["notes"] = invalid
-            rows.append(row)
+    table_rows = []
+    for run, r in core_rows(runs, _core.workload_metric_rows) if rows is None else rows:
+        if r["workload"] != workload:
+            continue
+        row = {"run": run, "workload": workload, "allocator": r["allocator"], "threads": int(r["threads"]),
+               "reps_ok": int(r["reps_ok"]), "overhead_ratio": figure(r["overhead_ratio"])}
+        row.update({column: figure(r["metrics"].get(key)) for column, key in metrics.items()})
+        if companion:
+            row.update({blowup[0][0]: figure(r["blowup"]), "blowup_ci_low": figure(r["blowup_ci_low"]),
+                        "blowup_ci_high": interval_high(r["blowup_ci_low"], r["blowup_ci_high"])})
+        row["notes"] = r["notes"]
+        table_rows.append(row)
     columns = [c[0] for c in FIXED_COLUMNS] + list(metrics) + [c[0] for c in blowup] + [NOTES_COLUMN[0]]
     program = catalogue.program_definition(e for _, _, e in timed) if catalogue.is_program(workload) else {}
-    return WorkloadTable(workload, pd.DataFrame(rows, columns=columns), metrics, means, companion,
+    return WorkloadTable(workload, pd.DataFrame(table_rows, columns=columns), metrics, means, companion,
                          {k: m for k, m in definition.items() if k in metrics.values()}, program)
 
 
@@ -229,7 +204,8 @@ def workload_tables(runs: Runs) -> list[WorkloadTable]:
                                  if isinstance(w, str)))
     entry_of = {p: catalogue.entry_name(p) for p in present}
     names = [i for w in WORKLOADS for i in [w] + [p for p in present if p != w and entry_of[p] == w]]
-    tables = [workload_table(runs, w) for w in names]
+    rows = core_rows(runs, _core.workload_metric_rows)
+    tables = [workload_table(runs, w, rows) for w in names]
     return [t for t in tables if not t.frame.empty]
 
 

@@ -2,6 +2,8 @@
 CellKey, cell_key, cell_keys and rows_by_cell key a record dict, a pandas row and a whole frame alike."""
 
 import math
+import pathlib
+import re
 
 import pandas as pd
 
@@ -35,3 +37,11 @@ def test_a_frame_without_name_columns_keys_every_row():
     frame = pd.DataFrame({"workload": ["w"], "allocator": ["a"], "threads": [3]})
     assert records.cell_keys(frame) == [records.CellKey("w", "a", 3, "timing", "")]
     assert records.RunCellKey("run", records.cell_keys(frame)[0]).cell.threads == 3
+
+
+def test_only_results_records_asks_core_for_a_key_or_name():
+    # Every other module keys and names records through results.records, so the identity has one Python door.
+    package = pathlib.Path(records.__file__).resolve().parent.parent
+    callers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if re.search(r"_core\.record_(key|name)\b", p.read_text(encoding="utf-8")))
+    assert callers == ["results/records.py"]

@@ -20,15 +20,20 @@ namespace allocstress::python {
 
 namespace {
 
-// The identity fields of a record given as a mapping (a dict, a pandas row): workload, allocator,
-// threads, mode and the run name, as record_key(json) reads them.
+// The identity fields of a record given as a mapping (a dict, a pandas row or a frame's
+// to_dict("records") entry): workload, allocator, threads, mode and the run name, as
+// record_key(json) reads them.  An optional field that is absent or not text (None, a frame's NaN)
+// takes its default: mode "timing", the run name "name", else "".
 nlohmann::json identity_fields(const py::object& record) {
-  const auto text = [&](const char* field, const py::object& fallback) { return py::str(record.attr("get")(field, fallback)).cast<std::string>(); };
+  const auto text = [&](const char* field, const py::object& fallback) {
+    const py::object value = record.attr("get")(field, fallback);
+    return py::str(py::isinstance<py::str>(value) ? value : fallback).cast<std::string>();
+  };
   nlohmann::json j = {{"workload", py::str(record[py::str("workload")]).cast<std::string>()},
                       {"allocator", py::str(record[py::str("allocator")]).cast<std::string>()},
                       {"threads", py::int_(record[py::str("threads")]).cast<unsigned>()},
                       {"mode", text("mode", py::str("timing"))}};
-  j["run_name"] = text("run_name", record.attr("get")("name", py::str("")));
+  j["run_name"] = text("run_name", py::str(text("name", py::str(""))));
   return j;
 }
 
@@ -76,7 +81,8 @@ void bind_results(py::module_& m) {
   m.attr("reference_allocator") = kReferenceAllocator;
   m.def(
       "record_key", [](const py::object& record) { return key_tuple(record_key(identity_fields(record))); }, py::arg("record"),
-      "The key of a record or aggregate entry (a dict with workload, allocator, threads, mode, name/run_name): the tuple "
+      "The key of a record or aggregate entry (a mapping: a dict, a pandas row; workload, allocator, threads, mode, name/run_name; "
+      "mode None/NaN or absent: timing): the tuple "
       "(workload, allocator, threads, mode, instance); two records are of the same cell when their keys are equal");
   m.def(
       "record_name",

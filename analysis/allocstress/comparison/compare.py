@@ -1,6 +1,7 @@
 """Comparing two runs (versions, machines, allocator builds) cell by cell, on timing records.
 
-A cell is (workload, allocator, threads).  Every cell that has a timing record in either run gets
+A cell is a timing record's key (records.cell_key; its mode is timing, so a row names it by
+workload, allocator and threads).  Every cell that has a timing record in either run gets
 one row.  Where both runs have undisturbed `ok` repetitions with a value of the metric -- by
 default the catalogue's headline metric of the workload (net cycles per pair for alloc-test,
 search cycles per node visited for the data structures, ...), or `--metric` -- the row holds the
@@ -36,6 +37,7 @@ from . import compare_decision as rule
 from ..stats import statistics as st
 from .compare_context import context_differences
 from ..results.loading import Runs
+from ..results.records import rows_by_cell
 from .sides import quotient_of_medians, side_level, side_values
 from ..tabulation.structures import STRUCTURE_WORKLOADS  # noqa: F401 -- re-exported: the one definition is in structures.py
 
@@ -107,13 +109,11 @@ def compare_runs(runs: Runs, metric: str | None = None, threshold: float = rule.
     cells = runs.cells
     mode = cells["mode"].fillna("timing")
     timing = cells[mode == "timing"]
-    keys = list(dict.fromkeys(zip(timing["workload"], timing["allocator"], timing["threads"].astype(int))))
     rows = []
-    for workload, allocator, threads in keys:
-        name = metric or headline_metric(workload)
-        here = timing[(timing["workload"] == workload) & (timing["allocator"] == allocator) & (timing["threads"] == threads)]
-        (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, allocator, name) for run in names)
-        rows.append({"workload": workload, "allocator": allocator, "threads": threads, "metric": name,
+    for key, here in rows_by_cell(timing).items():  # both runs' rows of each cell
+        name = metric or headline_metric(key.workload)
+        (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, key.allocator, name) for run in names)
+        rows.append({"workload": key.workload, "allocator": key.allocator, "threads": key.threads, "metric": name,
                      "reason": "; ".join(dict.fromkeys(w for w in (why_a, why_b) if w)), "reps_a": int(va.size), "reps_b": int(vb.size),
                      "median_a": float(np.median(va)) if va.size else math.nan,
                      "median_b": float(np.median(vb)) if vb.size else math.nan, "values": (va, vb)})

@@ -1,7 +1,7 @@
 """Comparing the counts tier of two runs exactly.
 
 Counts records (`mode == "counts"`, one per workload x allocator at 1 thread; results/README.md
-"Counts cells") hold callgrind's simulated figures of one cell.  They are identical on every run
+"Counts cells"; a cell is the records' key, records.cell_key) hold callgrind's simulated figures of one cell.  They are identical on every run
 of the same binary, parameters, allocator library and cache geometry, so there is no interval:
 A and B are compared by their exact difference B - A and ratio B / A, and the decision rule of
 compare_decision.py is applied to the exact ratio (worse when B / A > 1 + threshold, better when
@@ -18,7 +18,7 @@ import math
 import pandas as pd
 
 from ..results import catalogue
-from ..results.records import BASELINE
+from ..results.records import BASELINE, CellKey, rows_by_cell
 from . import compare_decision as rule
 
 CELL = ["workload", "allocator", "threads"]
@@ -63,16 +63,16 @@ def _side_reason(rows: pd.DataFrame, run: str) -> str:
     return ""
 
 
-def _row(key: tuple, a: pd.DataFrame, b: pd.DataFrame, names: list[str], threshold: float) -> dict:
-    row = dict(zip(CELL, key))
+def _row(key: CellKey, a: pd.DataFrame, b: pd.DataFrame, names: list[str], threshold: float) -> dict:
+    row = {"workload": key.workload, "allocator": key.allocator, "threads": key.threads}
     for field, _ in FIGURES:
         va, vb = _figure(a, field), _figure(b, field)
         row.update({f"{field}_a": va, f"{field}_b": vb, f"{field}_delta": vb - va,
                     f"{field}_ratio": vb / va if va > 0 and vb >= 0 else math.nan})
     reason = _side_reason(a, names[0]) or _side_reason(b, names[1])
-    if not reason and key[1] == BASELINE:
+    if not reason and key.allocator == BASELINE:
         reason = "void is the baseline: its net counts are 0 by definition"
-    if not reason and catalogue.is_program(key[0]):
+    if not reason and catalogue.is_program(key.workload):
         reason = ("a program has no void baseline, so no net counts per pair: its counts (estimated_cycles, instructions "
                   "of the whole run) are ranked by the verdict's counts line, not compared here")
     if not reason and "op_stream_hash" in a and a["op_stream_hash"].iloc[0] != b["op_stream_hash"].iloc[0]:
@@ -100,13 +100,10 @@ def compare_counts(runs, threshold: float) -> pd.DataFrame:
         return pd.DataFrame(columns=COLUMNS)
     names = runs.run_names()
     a, b = (counts_records(runs, run) for run in names)
-    both = pd.concat([a, b])
-    keys = list(dict.fromkeys(zip(both["workload"], both["allocator"], both["threads"].astype(int))))
-
-    def select(frame, key):
-        return frame[(frame["workload"] == key[0]) & (frame["allocator"] == key[1]) & (frame["threads"] == key[2])]
-
-    table = pd.DataFrame([_row(k, select(a, k), select(b, k), names, threshold) for k in keys], columns=COLUMNS)
+    cells_a, cells_b = rows_by_cell(a), rows_by_cell(b)
+    keys = dict.fromkeys([*cells_a, *cells_b])
+    table = pd.DataFrame([_row(k, cells_a.get(k, a.iloc[:0]), cells_b.get(k, b.iloc[:0]), names, threshold) for k in keys],
+                         columns=COLUMNS)
     table["order"] = table["decision"].map(rule.ORDER)
     table = table.sort_values(["order", f"{DECIDING_FIGURE}_ratio"], ascending=[True, False], kind="stable")
     return table.drop(columns="order").reset_index(drop=True)

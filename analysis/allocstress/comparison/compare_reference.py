@@ -11,7 +11,7 @@ or the harness changed, and that shift is in every allocator's figure too: the n
 not cancel it, because allocators' memory-bound work scales with the machine more than void's
 (measured on the project's VM: void 24% slower in one run, the allocators' net figures 18-68%).
 
-The check, per (workload, threads) that has a void cell in both runs and a void baseline
+The check, per void cell (records.cell_key: one per workload and threads) in both runs with a void baseline
 (the registry's `void_baseline`): the ratio B / A of void's median `cycles_per_pair` over its
 undisturbed repetitions, with the quotient of the two runs' intervals of the median
 (sides.quotient_of_medians) aimed at a Bonferroni level over the checks (95% for all together;
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..results import catalogue
-from ..results.records import BASELINE
+from ..results.records import BASELINE, rows_by_cell
 from . import compare_decision as rule
 from ..stats import statistics as st
 from .sides import quotient_of_medians, side_values
@@ -51,15 +51,13 @@ def reference_shifts(runs: Runs, threshold: float, familywise: float = st.CONFID
     cells = runs.cells
     mode = cells["mode"].fillna("timing")
     timing = cells[(mode == "timing") & (cells["allocator"] == BASELINE)]
-    keys = [(w, int(t)) for w, t in dict.fromkeys(zip(timing["workload"], timing["threads"].astype(int)))
-            if (catalogue.workload(w) or {}).get("void_baseline")
-            and all(((timing["run"] == run) & (timing["workload"] == w) & (timing["threads"] == t)).any() for run in names)]
-    level = st.familywise_level(len(keys), familywise)
+    checks = {key: here for key, here in rows_by_cell(timing).items()  # void's cells: one per (workload, threads)
+              if (catalogue.workload(key.workload) or {}).get("void_baseline") and all((here["run"] == run).any() for run in names)}
+    level = st.familywise_level(len(checks), familywise)
     rows = []
-    for workload, threads in keys:
-        here = timing[(timing["workload"] == workload) & (timing["threads"] == threads)]
+    for key, here in checks.items():
         (va, why_a), (vb, why_b) = (side_values(here[here["run"] == run], run, BASELINE, FIGURE) for run in names)
-        row = {"workload": workload, "threads": threads, "reps_a": int(va.size), "reps_b": int(vb.size),
+        row = {"workload": key.workload, "threads": key.threads, "reps_a": int(va.size), "reps_b": int(vb.size),
                "median_a": float(np.median(va)) if va.size else math.nan,
                "median_b": float(np.median(vb)) if vb.size else math.nan}
         short = [run for values, run in zip((va, vb), names) if values.size < 2]

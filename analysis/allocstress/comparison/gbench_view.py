@@ -29,9 +29,8 @@ from __future__ import annotations
 import math
 import statistics as pystats
 
-import allocstress._core as _core
 from ..results import catalogue
-from ..results.records import BASELINE
+from ..results.records import BASELINE, CellKey, cell_key
 from ..results.loading import is_disturbed
 
 # Context fields Google Benchmark writes that a results context also has (copied as they are).
@@ -74,15 +73,15 @@ def _aggregates(base: dict, values: list[float]) -> list[dict]:
 
 def gbench_view(document: dict, source: str = "", metric: str | None = None) -> dict:
     """The Google Benchmark JSON document (see the module text) of a results document."""
-    cells: dict[tuple, list[dict]] = {}
+    cells: dict[CellKey, list[dict]] = {}
     for e in document["benchmarks"]:
         if e.get("run_type") == "iteration" and (e.get("mode") or "timing") == "timing":
-            cells.setdefault((e["workload"], e["allocator"], e["threads"]), []).append(e)
+            cells.setdefault(cell_key(e), []).append(e)
     benchmarks, left_out = [], []
-    for (workload, allocator, threads), entries in cells.items():
-        name = metric or catalogue.headline_metric(workload)
-        run_name = _core.record_name(workload, allocator, int(threads))
-        if allocator == BASELINE and name.startswith("net_"):
+    for key, entries in cells.items():
+        name = metric or catalogue.headline_metric(key.workload)
+        run_name, threads = key.name, key.threads
+        if key.allocator == BASELINE and name.startswith("net_"):
             left_out.append(f"{run_name}: void is the baseline ({name} is 0 by definition)")
             continue
         kept, why = [], "no ok, undisturbed repetition"

@@ -22,6 +22,7 @@ from scipy.stats import rankdata
 from ..results import catalogue
 from ..stats import statistics as st
 from ..results.loading import ResultsError, Runs, is_disturbed, load_runs
+from ..results.records import cell_key
 
 MODEL_ORDER = ("replay", "fitted", "alloc-test", "lifetime")  # models of a program shown first, in this order
 PROGRAM_SPEED = "wall_s"          # a program's speed figure when the registry does not name its headline
@@ -159,9 +160,10 @@ def counts_figures(runs: Runs) -> dict[tuple, dict[str, float]]:
             if e.get("run_type") != "iteration" or e.get("mode") != "counts" or e.get("status") != "ok":
                 continue
             counts = e.get("counts") or {}
-            v = counts.get(PROGRAM_COUNTS_FIELD if is_program(e["workload"]) else MODEL_COUNTS_FIELD)
+            key = cell_key(e)
+            v = counts.get(PROGRAM_COUNTS_FIELD if is_program(key.workload) else MODEL_COUNTS_FIELD)
             if _is_number(v):
-                out.setdefault((run, e["workload"], int(e["threads"])), {})[e["allocator"]] = float(v)
+                out.setdefault((run, key.workload, key.threads), {})[key.allocator] = float(v)
     return out
 
 
@@ -283,9 +285,10 @@ def fidelity_table(runs: Runs, model_memory: str = MODEL_MEMORY) -> pd.DataFrame
     cells: dict[tuple, dict[str, list[dict]]] = {}  # (run, workload, threads) -> allocator -> usable records
     seen: dict[tuple, dict[int, None]] = {}  # (run, workload) -> its thread counts, whatever the records' status
     for run, e, usable in timing_records(runs):
-        seen.setdefault((run, e["workload"]), {})[int(e["threads"])] = None
+        key = cell_key(e)
+        seen.setdefault((run, key.workload), {})[key.threads] = None
         if usable:
-            cells.setdefault((run, e["workload"], int(e["threads"])), {}).setdefault(e["allocator"], []).append(e)
+            cells.setdefault((run, key.workload, key.threads), {}).setdefault(key.allocator, []).append(e)
     counted = counts_figures(runs)
     programs = [key for key in seen if is_program(key[1])]
     if not programs:

@@ -35,7 +35,8 @@ from ..stats import statistics as st
 from ..results.loading import Runs, measured_timing
 from ..results.aggregates import RecordedAggregates
 from ..stats.median_intervals import median_interval, ratio_interval, recorded_interval
-from ..tabulation.tables import BASELINE, REFERENCE, overhead_ratios
+from ..results.records import BASELINE, REFERENCE
+from ..tabulation.tables import overhead_ratios
 from .plots import percent
 
 ORDER_STATISTIC = "order-statistic"
@@ -124,6 +125,7 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
     recorded = RecordedAggregates(runs.run_names(), runs.documents)
     nonconforming = safety.nonconforming_allocators(runs.documents[runs.run_names().index(run)])
     out = []
+    # A panel per thread count; in it each allocator's rows (every mode: its timing cell's repetitions are `good`).
     for threads, group in rows.groupby("threads", sort=True):
         cells, speed = [], {}  # speed: allocator -> its recorded speed_vs_system_interval, where it is this ratio's
         for allocator, g in group.groupby("allocator", sort=False):

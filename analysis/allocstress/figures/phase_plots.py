@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 
 from .plots import save, legend_outside  # plots selects the Agg backend before pyplot is imported
-from ..tabulation.tables import BASELINE
+from ..results.records import BASELINE
 from ..tabulation.phase_series import PhaseGroup
 
 import matplotlib.pyplot as plt  # noqa: E402  (after plots)

@@ -16,7 +16,7 @@ from matplotlib.colors import LogNorm
 from ..tracing import traces
 from ..tracing.heap_maps import HeapMap
 from .plots import MAX_LEGEND_ENTRIES, save, legend_outside  # plots selects the Agg backend before pyplot is imported
-from ..tabulation.tables import BASELINE
+from ..results.records import BASELINE
 
 import matplotlib.pyplot as plt  # noqa: E402  (after plots)
 

@@ -12,7 +12,7 @@ from ..figures import figure_heatmap, figure_overhead, figure_relative_cost, fig
 from ..figures.figure_data import QUOTIENT, figure_workloads, panels
 from .html_parts import escape, figure, file_stem
 from ..results.loading import Runs
-from ..tabulation.tables import BASELINE
+from ..results.records import BASELINE
 
 RATIO_INTERVAL = (f"{QUOTIENT} ([the reference's high / this low, ...] inverted: the interval the tables give "
                   "speed vs system, the recorded one where the results file has it), whose level is at least the two "

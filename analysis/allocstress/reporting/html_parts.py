@@ -10,6 +10,7 @@ import os
 import re
 
 import allocstress._core as _core
+from ..results.records import RunCellKey, cell_key
 
 
 def escape(x) -> str:
@@ -115,9 +116,14 @@ def cell_warnings(runs, workloads=None, run=None) -> list[tuple]:
     return [key + ([c[1:] for c in sorted(cells)], everywhere) for key, (cells, everywhere) in out.items()]
 
 
-def warned_cells(warnings) -> set[tuple[str, str, str, int]]:
-    """(run, workload, allocator, threads) of the timing cells named in cell_warnings()."""
-    return {(w[0], w[1], name, threads) for w in warnings if w[2] == "timing" for name, threads, _, _ in w[4]}
+def warned_cells(warnings) -> set[RunCellKey]:
+    """The keys (records.RunCellKey) of the timing cells named in cell_warnings()."""
+    return {_timing_cell(w[0], w[1], name, threads) for w in warnings if w[2] == "timing" for name, threads, _, _ in w[4]}
+
+
+def _timing_cell(run: str, workload: str, allocator: str, threads: int) -> RunCellKey:
+    """The key of run's timing cell (a table row or a warning names it by workload, allocator and threads)."""
+    return RunCellKey(run, cell_key({"workload": workload, "allocator": allocator, "threads": threads}))
 
 
 def warnings_html(warnings, title: str = "Cell warnings") -> str:
@@ -145,8 +151,9 @@ def mark_warned_rows(headers: list[str], rows: list[list[str]], warned: set, run
     at = {h: headers.index(h) for h in ("run", "workload", "allocator", "threads") if h in headers}
     out = []
     for row in rows:
-        key = (row[at["run"]] if "run" in at else run, row[at["workload"]] if "workload" in at else workload,
-               row[at["allocator"]].replace(" (baseline)", ""), int(row[at["threads"]]) if row[at["threads"]].isdigit() else -1)
+        threads = row[at["threads"]]
+        key = _timing_cell(row[at["run"]] if "run" in at else run, row[at["workload"]] if "workload" in at else workload,
+                           row[at["allocator"]].replace(" (baseline)", ""), int(threads)) if threads.isdigit() else None
         row = list(row)
         if key in warned:
             row[at["allocator"]] += WARNED

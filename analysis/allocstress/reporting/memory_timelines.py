@@ -31,7 +31,7 @@ from matplotlib.lines import Line2D
 from .html_parts import escape, figure, file_stem
 from ..results.loading import Runs, is_disturbed
 from ..figures.plots import save  # plots selects the Agg backend before pyplot is imported
-from ..tabulation.tables import BASELINE
+from ..results.records import BASELINE, cell_key
 
 import matplotlib.pyplot as plt  # noqa: E402  (after plots)
 
@@ -122,8 +122,8 @@ def cell_records(runs: Runs) -> dict[tuple, dict[tuple, list[dict]]]:
             if (e.get("run_type") != "iteration" or e.get("status") != "ok" or e.get("allocator") == BASELINE
                     or (e.get("mode") or "timing") not in ("timing", "thp")):
                 continue
-            group = groups.setdefault((run, e["workload"], int(e["threads"])), {})
-            group.setdefault((e["allocator"], _mode(e)), []).append(e)
+            key = cell_key(e)  # a figure per (run, workload, threads): its allocators' timing and thp cells
+            groups.setdefault((run, key.workload, key.threads), {}).setdefault((key.allocator, _mode(e)), []).append(e)
     return groups
 
 

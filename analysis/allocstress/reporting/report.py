@@ -65,6 +65,7 @@ def _run_section(runs: Runs, run: str, shown_workloads: set) -> str:
     warnings = list(ctx.get("warnings", []))
     cells = runs.cells[runs.cells["run"] == run]
     bad = cells[cells["status"] != "ok"]
+    # One warning line per allocator, thread count and status: its failed cells of every workload and mode together.
     for (allocator, threads, status), g in bad.groupby(["allocator", "threads", "status"], sort=False):
         reason = g["reason"].dropna()
         warnings.append(f"{allocator} at {threads} threads: {len(g)} cell(s) {status}: "

@@ -27,7 +27,7 @@ from .html_parts import escape, figure, file_stem
 from ..results.loading import Runs
 from .memory_timelines import COLUMNS, COVERAGE_COLOUR, MIB, RSS_COLOUR, label_time_axes, style_panel
 from ..figures.plots import save  # plots selects the Agg backend before pyplot is imported
-from ..tabulation.tables import BASELINE
+from ..results.records import BASELINE, cell_key
 
 import matplotlib.pyplot as plt  # noqa: E402  (after plots)
 
@@ -83,7 +83,8 @@ def soak_cells(runs: Runs) -> dict[tuple, dict[str, dict]]:
         for e in doc["benchmarks"]:
             if (e.get("run_type") == "iteration" and e.get("mode") == "soak" and e.get("status") == "ok"
                     and e.get("allocator") != BASELINE):
-                groups.setdefault((run, e["workload"], int(e["threads"])), {}).setdefault(e["allocator"], e)
+                key = cell_key(e)  # a figure per (run, workload, threads): its allocators' soak cells
+                groups.setdefault((run, key.workload, key.threads), {}).setdefault(key.allocator, e)
     return groups
 
 

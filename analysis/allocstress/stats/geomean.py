@@ -23,7 +23,10 @@ INTERVAL = "bootstrap interval of the geometric mean, 95% percentile over repeti
 
 
 def _common_cells(g: pd.DataFrame, column: str, left_out: list, run: str, what: str) -> tuple[set, list]:
-    """(the (workload, threads) cells every allocator of `g` has `column` at, the allocators kept)."""
+    """(the (workload, threads) cells every allocator of `g` has `column` at, the allocators kept).
+    (workload, threads) names the slot each allocator's timing cell of one run fills in the table,
+    across allocators (stats sits below the record key of results.records); kept positional, as
+    the sorted(key=str) order of these tuples fixes the order the resamples are drawn in."""
     has = g[g[column].notna()]
     keep = [a for a in g["allocator"].unique() if (has["allocator"] == a).any()]
     for a in g["allocator"].unique():

@@ -90,9 +90,18 @@ Json summary_rows(const Json& results) {
   std::vector<std::string> workloads;  // in the order their cells first appear
   for (const CellKey& key : agg.order)
     if (std::find(workloads.begin(), workloads.end(), key.workload) == workloads.end()) workloads.push_back(key.workload);
+  CellRecords records;  // what summary_columns() checks the entries against
+  for (const auto& e : results.at("benchmarks"))
+    if (e.at("run_type") == "iteration" && e.value("status", "") == "ok" && is_timing_record(e) && !is_disturbed_record(e))
+      records[CellKey{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()}].push_back(&e);
   Json rows = Json::array();
-  for (const std::string& w : workloads)
-    for (const TableRow& row : table_rows(w, agg)) rows.push_back(table_row_json(row));
+  for (const std::string& w : workloads) {
+    const WorkloadEntry* entry = find_workload(w);
+    for (TableRow& row : table_rows(w, agg)) {
+      if (entry->void_baseline) row.columns = summary_columns(row, agg, records);
+      rows.push_back(table_row_json(row));
+    }
+  }
   return rows;
 }
 

@@ -16,9 +16,12 @@ C++ tables' rule.  "vs system" is *indistinguishable* when the two medians' inte
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
+
+import allocstress._core as _core
 
 from ..results import catalogue, safety
 from ..stats import geomean
@@ -141,6 +144,7 @@ def summary_table(runs: Runs) -> pd.DataFrame:
     ok = measured_timing(cells)
     ok = ok[ok["workload"].isin([w for w in ok["workload"].unique() if has_net_cost(w)])]
     recorded = RecordedAggregates(runs.run_names(), runs.documents)
+    cpp = cpp_columns(runs)
     rows, values = [], {}  # values: each cell's (net cycles, overhead ratios) per repetition, for geomean_table
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
@@ -150,12 +154,47 @@ def summary_table(runs: Runs) -> pd.DataFrame:
         ref_over_iv = median_interval(ref_over, recorded_interval(ref_entry, "overhead_ratio"))
         for allocator, g in group.groupby("allocator", sort=False):
             values[(run, workload, allocator, int(threads))] = (_values(g, "net_cycles_per_pair"), cell_overhead(g)[0])
+            if (columns := cpp.get((run, workload, allocator, int(threads)))) is not None:
+                rows.append(_cpp_row(run, workload, allocator, int(threads), columns, g, ref_net, ref_over))
+                continue
             rows.append(_row(run, workload, allocator, int(threads), g, ref_net, ref_over, ref_iv, ref_over_iv,
                              *(recorded.entry(run, workload, allocator, threads, "timing", stat, len(g)) for stat in ("median", "cv"))))
     table = pd.DataFrame(rows, columns=COLUMN_NAMES)
     table.attrs["values"] = values
     table.attrs["nonconforming"] = safety.nonconforming_by_run(runs)  # (run, allocator) -> reason: never ranked
     return table
+
+
+def cpp_columns(runs: Runs) -> dict:
+    """(run, workload, allocator, threads) -> the C++ row's columns (_core.summary_rows: every
+    column but run and the p-values), for the cells whose recorded entries describe their records."""
+    out = {}
+    for run, doc in zip(runs.run_names(), runs.documents):
+        for r in _core.summary_rows(json.dumps(doc)):
+            if r.get("columns") is not None:
+                out[(run, r["workload"], r["allocator"], int(r["threads"]))] = r["columns"]
+    return out
+
+
+def _cpp_row(run, workload, allocator, threads, columns: dict, g, ref_net, ref_over) -> dict:
+    """One row of summary_table from the C++ row's `columns` (null: n/a; a ratio interval's null
+    high under a low: unbounded), with the Mann-Whitney p-values of the repetitions `g` against system's."""
+    row = {"run": run, "workload": workload, "allocator": allocator, "threads": threads}
+    for name, value in columns.items():
+        if value is None:
+            unbounded = name in ("speed_ci_high", "overhead_ci_high") and columns[name[:-4] + "low"] is not None
+            value = math.inf if unbounded else math.nan
+        row[name] = value
+    row["reps_ok"] = int(row["reps_ok"])
+    speed_p = over_p = math.nan
+    speed_mark = over_mark = ""
+    if allocator not in (BASELINE, REFERENCE) and ref_net.size:
+        net, over = _values(g, "net_cycles_per_pair"), cell_overhead(g)[0]
+        speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)
+        speed_mark = st.significance_mark(speed_p, net.size, ref_net.size)
+        over_mark = st.significance_mark(over_p, over.size, ref_over.size)
+    row.update({"speed_p": speed_p, "speed_significance": speed_mark, "overhead_p": over_p, "overhead_significance": over_mark})
+    return row
 
 
 def _ratio(num: dict, den: dict, what: str) -> tuple[float, str]:

@@ -4,7 +4,10 @@ with their intervals and a verdict.  Every column is documented in COLUMNS.  The
 (Markdown, LaTeX, CSV, the report's HTML) are all drawn from one display model
 (summary_display.py, table_model.py), so they cannot disagree.
 
-Model: the interval of a median is the one the C++ aggregates recorded (`intervals.<metric>` of
+Model: a row is the C++ row's (`_core.summary_rows` `columns`, results/tables/summary_columns.cpp:
+every column but run and the p-values) wherever the file's entries describe the cell's
+repetitions; only for other cells (older files, edited ones) is it computed here, as follows.
+The interval of a median is the one the C++ aggregates recorded (`intervals.<metric>` of
 the median entry, with its level and method) when the file has it, else the same
 distribution-free order-statistic interval computed here.  Likewise the median, the cv, the ratio
 to system and the verdict are the C++ aggregates' (the median entry's net_cycles_per_pair,

@@ -6,9 +6,9 @@
 // speed_vs_system with its interval and vs_system); the overhead ratio's quotient and verdict come
 // from the two overhead intervals (quotient_interval, interval_order: no rule of its own here);
 // the void baseline's net figures are 0 and its precision is that of its raw cycles/pair (an
-// interval over its records).  Contract: null (the caller computes nothing from it) unless the
-// cell's median entry summarised exactly its ok, undisturbed timing records, each with a net cost,
-// and carries the interval of its net cost (baseline aside), and likewise system's cell.
+// interval over its records).  The entries are the ones summary_rows() chose (results_table.cpp
+// chosen_aggregates: recorded where they describe the cell's records, else recomputed); a figure
+// an entry lacks is n/a.
 #include <cmath>
 
 #include "cells/record_identity.hpp"
@@ -42,12 +42,10 @@ const Json& interval_at(const Json* entry, const char* metric) {
 
 double number(const Json& v) { return v.is_number() ? v.get<double>() : NAN; }
 
-// Whether the cell's entries describe its records: the median entry's count is theirs and each has a net cost.
-bool describes(const Json* median, const std::vector<const Json*>& records) {
-  if (median == nullptr || records.empty() || field(median, "repetitions_ok") != Json(records.size())) return false;
-  for (const Json* r : records)
-    if (!r->value("net_cycles_per_pair", Json()).is_number()) return false;
-  return true;
+std::size_t with_net_cost(const std::vector<const Json*>& records) {
+  std::size_t n = 0;
+  for (const Json* r : records) n += r->value("net_cycles_per_pair", Json()).is_number() ? 1 : 0;
+  return n;
 }
 
 Json or_null(double v) { return std::isnan(v) ? Json() : Json(v); }
@@ -83,21 +81,21 @@ Json summary_columns(const TableRow& row, const Aggregates& agg, const CellRecor
   const CellKey key{row.workload, row.allocator, row.threads}, ref_key{row.workload, std::string(kReferenceAllocator), row.threads};
   const Json* med = row.median;
   const Json* ref = agg.get(ref_key, "median");
-  const bool has_ref = !records_of(ref_key).empty();
+  const bool has_ref = ref != nullptr && with_net_cost(records_of(ref_key)) > 0;
   const Json& net_iv = interval_at(med, "net_cycles_per_pair");
-  if (!describes(med, records_of(key)) || row.cv == nullptr || (!row.baseline && net_iv.is_null())) return nullptr;
-  if (has_ref && (!describes(ref, records_of(ref_key)) || interval_at(ref, "net_cycles_per_pair").is_null())) return nullptr;
+  const std::size_t reps = with_net_cost(records_of(key));
 
   const std::string invalid = field(med, "overhead_ratio_invalid").is_string() ? field(med, "overhead_ratio_invalid").get<std::string>() : "";
   const Json raw_iv = row.baseline ? median_interval_entry(records_of(key), Json::json_pointer("/cycles_per_pair")) : Json();
-  const Json& iv = row.baseline ? raw_iv : net_iv;
-  Json out = {{"reps_ok", records_of(key).size()}, {"net_cycles_per_pair", row.baseline ? Json(0.0) : field(med, "net_cycles_per_pair")},
+  static const Json no_interval = Json::object();
+  const Json& iv = (row.baseline ? raw_iv : net_iv).is_object() ? (row.baseline ? raw_iv : net_iv) : no_interval;
+  Json out = {{"reps_ok", reps}, {"net_cycles_per_pair", row.baseline ? Json(0.0) : field(med, "net_cycles_per_pair")},
               {"net_cycles_ci_low", row.baseline ? Json() : iv.value("low", Json())},
               {"net_cycles_ci_high", row.baseline ? Json() : iv.value("high", Json())},
               {"net_cycles_ci_level", row.baseline ? Json() : iv.value("level", Json())},
               {"net_cycles_ci_method", row.baseline ? "" : iv.value("method", std::string("order statistics"))},
-              {"net_cycles_rel_half_width", iv.is_object() ? iv.value("relative_half_width", Json()) : Json()},
-              {"net_cycles_cv", records_of(key).size() < 2 ? Json() : field(row.cv, row.baseline ? "cycles_per_pair" : "net_cycles_per_pair")},
+              {"net_cycles_rel_half_width", iv.value("relative_half_width", Json())},
+              {"net_cycles_cv", reps < 2 ? Json() : field(row.cv, row.baseline ? "cycles_per_pair" : "net_cycles_per_pair")},
               {"cycles_per_pair", field(med, "cycles_per_pair")}, {"net_ns_per_pair", row.baseline ? Json(0.0) : field(med, "net_ns_per_pair")},
               {"overhead_ratio", row.baseline || !invalid.empty() ? Json() : field(med, "overhead_ratio")},
               {"thp_coverage", field(med, "thp_coverage")}};

@@ -85,7 +85,7 @@ using CellRecords = std::map<CellKey, std::vector<const Json*>>;
 // overhead_ratio, overhead_ratio_ci_low/high/level, thp_coverage, speed_vs_system, speed_ci_low/
 // high/level, speed_vs_system_verdict, overhead_vs_system, overhead_ci_low/high/level,
 // overhead_vs_system_verdict, notes}; null figures are n/a, a ratio interval's null high with a low
-// is unbounded.  Null when the entries do not describe the cell's `records` (an older or edited file).
+// is unbounded; reps_ok counts the cell's `records` with a net cost.
 Json summary_columns(const TableRow& row, const Aggregates& agg, const CellRecords& records);
 
 // One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.

@@ -1,7 +1,7 @@
 // The comparison table's columns of a C++ row (table_parts.hpp summary_columns, given by
 // summary_rows() as `columns`): the recorded entries' figures, the overhead quotient and verdict
-// from the two overhead intervals, the baseline's precision from its raw records, and none where
-// the entries do not describe the cell's records.
+// from the two overhead intervals, the baseline's precision from its raw records, and figures
+// recomputed from the records where the entries do not describe them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -33,6 +33,7 @@ Json cv(const std::string& allocator) {
 
 Json record(const std::string& allocator, double raw) {
   return {{"run_type", "iteration"}, {"status", "ok"}, {"workload", "alloc-test"}, {"allocator", allocator}, {"threads", 1},
+          {"name", "alloc-test/" + allocator + "/threads:1"}, {"op_stream_hash", "h"},
           {"cycles_per_pair", raw}, {"net_cycles_per_pair", raw - 10}};
 }
 
@@ -72,12 +73,14 @@ TEST(SummaryColumns, CarryTheRecordedFiguresAndTheQuotientsOfTheirIntervals) {
   EXPECT_EQ(base["notes"].get<std::string>().rfind("void baseline:", 0), 0u);
 }
 
-TEST(SummaryColumns, NoneWhereTheEntriesDoNotDescribeTheRecords) {
+TEST(SummaryColumns, RecomputedWhereTheEntriesDoNotDescribeTheRecords) {
   Json doc = results();
-  doc["benchmarks"].push_back(record("bump", 30));  // 3 records, an entry over 2
+  doc["benchmarks"].push_back(record("bump", 30));  // 3 records (nets 10, 12, 20), an entry over 2
   const Json rows = summary_rows(doc);
-  EXPECT_TRUE(rows[2]["columns"].is_null());
-  EXPECT_FALSE(rows[1]["columns"].is_null());
+  EXPECT_EQ(rows[2]["columns"]["reps_ok"], 3);
+  EXPECT_EQ(rows[2]["columns"]["net_cycles_per_pair"], 12.0);  // their median, not the entry's 10
+  EXPECT_EQ(rows[2]["columns"]["net_cycles_ci_method"], "order statistics (distribution-free interval of the median)");
+  EXPECT_EQ(rows[1]["columns"]["net_cycles_per_pair"], 20.0);  // system's entry describes its 2 records
 }
 
 TEST(SummaryColumns, WithoutSystemNothingIsRelative) {

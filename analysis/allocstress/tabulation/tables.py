@@ -35,17 +35,11 @@ BASELINE_NO_OVERHEAD = ("void baseline: one aliased buffer, so its RSS is not me
 # Workloads whose timing records have no net cost, so no row here: every registry entry without a
 # void baseline -- the data structures (structures.py), the false-sharing kernels (their
 # baseline, private cache-line-aligned objects, is measured inside the cell: workload_metrics.py)
-# and the real programs (every program's name resolves to the `program` entry: has_net_cost).
+# and the real programs (every program's name resolves to the `program` entry).  The C++ rows
+# (summary_rows) carry columns only for the other ones that this build knows, as the Markdown.
 FALSE_SHARING_WORKLOADS = catalogue.workload_names(family="false-sharing")
 WITHOUT_NET_COST = catalogue.workload_names(void_baseline=False)
 
-
-def has_net_cost(workload) -> bool:
-    """Whether `workload`'s timing records belong in this table: its registry entry (as C++
-    resolves the name: a program's name is the `program` entry, which has no void baseline) has
-    a void baseline; a workload this build does not know is kept."""
-    entry = catalogue.workload(workload) if isinstance(workload, str) else None
-    return entry is None or bool(entry["void_baseline"])
 
 # (column, unit, what it is and how it is computed).  The columns that are medians of a record
 # metric take unit and definition from the metric catalogue; the statistics are the C++ rows' (summary_columns.cpp).
@@ -137,16 +131,18 @@ def summary_table(runs: Runs) -> pd.DataFrame:
         table = pd.DataFrame(columns=COLUMN_NAMES)
         table.attrs["nonconforming"] = {}
         return table
-    # alloc-test-like rows only: timing records of workloads with a void baseline
-    ok = measured_timing(cells)
-    ok = ok[ok["workload"].isin([w for w in ok["workload"].unique() if has_net_cost(w)])]
+    # alloc-test-like rows only: timing records of the workloads with a void baseline (the C++ rows' cells)
     cpp = cpp_columns(runs)
+    ok = measured_timing(cells)
+    ok = ok[ok["workload"].isin({key[1] for key in cpp})]
     rows, values = [], {}  # values: each cell's (net cycles, overhead ratios) per repetition, for geomean_table
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
         ref_net, (ref_over, _) = _values(ref, "net_cycles_per_pair"), cell_overhead(ref)
         for allocator, g in group.groupby("allocator", sort=False):
             key = (run, workload, allocator, int(threads))
+            if key not in cpp:  # a workload this build does not know: no table, as in the Markdown
+                continue
             values[key] = (_values(g, "net_cycles_per_pair"), cell_overhead(g)[0])
             rows.append(_cpp_row(*key, cpp[key], g, ref_net, ref_over))
     table = pd.DataFrame(rows, columns=COLUMN_NAMES)

@@ -30,7 +30,8 @@ void bind_tables(py::module_& m) {
       py::arg("results_json"),
       "The rows of the workloads' tables of the Markdown summary (results/tables/results_table.hpp summary_rows) of a results "
       "document given as JSON text: per (workload, allocator, threads) the headline median, cv, interval, unstable mark and "
-      "the ratio to system with its interval and verdict, as the Markdown shows them");
+      "the ratio to system with its interval and verdict, as the Markdown shows them; for workloads net of void also `columns`, "
+      "every column of the report's comparison table but run and the p-values (results/tables/summary_columns.cpp)");
 }
 
 }  // namespace allocstress::python

@@ -38,12 +38,12 @@ void bind_tables(py::module_& m) {
       "The warnings of a results document's cells (given as JSON text), grouped as the Markdown summary lists them "
       "(results/tables/cell_warnings.hpp): [{workload, threads, mode, text, cells: [{allocator, with, of, first}], "
       "everywhere}] in order of first appearance; `first` is the index in benchmarks of the cell's first record with it");
-  m.def(
-      "summary_rows", [](const std::string& results_json) { return as_python(summary_rows(nlohmann::json::parse(results_json))); },
-      py::arg("results_json"),
-      "The rows of the workloads' tables of the Markdown summary (results/tables/results_table.hpp summary_rows) of a results "
-      "document given as JSON text: per (workload, allocator, threads) the headline median, cv, interval, unstable mark and "
-      "the ratio to system with its interval and verdict, as the Markdown shows them");
+  bind_rows(m, "summary_rows", &summary_rows,
+            "The rows of the workloads' tables of the Markdown summary (results/tables/results_table.hpp summary_rows) of a "
+            "results document given as JSON text: per (workload, allocator, threads) the headline median, cv, interval, unstable "
+            "mark and the ratio to system with its interval and verdict, as the Markdown shows them; for workloads net of void "
+            "also `columns`, every column of the report's comparison table but run and the p-values "
+            "(results/tables/summary_columns.cpp)");
 
   // The rows of the data-structure and workload-metrics tables (tabulation/structures.py, workload_metrics.py).
   bind_rows(m, "structure_rows", &structure_rows,

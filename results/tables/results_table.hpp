@@ -32,7 +32,11 @@ std::string safety_markdown(const nlohmann::json& results);
 
 // The rows of the workloads' tables as data, one source for the Markdown above and Python
 // (_core.summary_rows): per (workload, allocator, threads), in the order the cells first appear,
-// the figures the table shows beside the headline metric (table_parts.hpp TableRow, table_row_json).
+// the figures the table shows beside the headline metric (table_parts.hpp TableRow, table_row_json);
+// a row of a workload net of void also has `columns`, the report's comparison-table row
+// (summary_columns), read from entries chosen per cell: the recorded ones where their median
+// entry summarised the cell's ok, undisturbed timing records, completed by entries recomputed
+// from the records (aggregate_entries), which replace them elsewhere.
 nlohmann::json summary_rows(const nlohmann::json& results);
 
 }  // namespace allocstress

@@ -66,14 +66,27 @@ struct TableRow {
   bool unstable = false;         // the headline's interval is wider than the unstable mark (never the baseline)
   std::string interval;          // interval_text() of the headline; "-" for the baseline, "" without a headline
   std::string versus;            // the "vs system [interval]" cell: "-" for the baseline, "reference", versus_system_text()
+  Json columns;                  // summary_columns() where summary_rows() gives it (workloads net of void); else null
 };
 // The rows of `workload`'s table in the order its cells first appear; none for a workload this
 // build does not know.
 std::vector<TableRow> table_rows(const std::string& workload, const Aggregates& agg);
 // `row` as data: {workload, allocator, threads, baseline, reference, nonconforming, reps_ok,
 // disturbed, metric, median, cv, interval, interval_text, unstable, speed_vs_system,
-// speed_vs_system_interval, vs_system, versus}.
+// speed_vs_system_interval, vs_system, versus, columns}.
 Json table_row_json(const TableRow& row);
+
+// The ok, undisturbed timing records of each cell, in file order.
+using CellRecords = std::map<CellKey, std::vector<const Json*>>;
+// Every column of the comparison table (analysis tabulation/tables.py COLUMNS) but run and the
+// Mann-Whitney p-values, for `row` of a workload net of void, from its entries and system's at the
+// same threads (summary_columns.cpp): {reps_ok, net_cycles_per_pair, net_cycles_ci_low/high/level/
+// method, net_cycles_rel_half_width, net_cycles_cv, unstable, cycles_per_pair, net_ns_per_pair,
+// overhead_ratio, overhead_ratio_ci_low/high/level, thp_coverage, speed_vs_system, speed_ci_low/
+// high/level, speed_vs_system_verdict, overhead_vs_system, overhead_ci_low/high/level,
+// overhead_vs_system_verdict, notes}; null figures are n/a, a ratio interval's null high with a low
+// is unbounded; reps_ok counts the cell's `records` with a net cost.
+Json summary_columns(const TableRow& row, const Aggregates& agg, const CellRecords& records);
 
 // One workload's table (its registry entry's metrics) from the aggregates; unknown workloads get none.
 // A program workload also gets a column per metric of its definition (from `benchmarks`), and

@@ -136,7 +136,7 @@ Json table_row_json(const TableRow& row) {
           {"metric", headline == nullptr ? Json() : Json(std::string(headline->name))}, {"median", row.headline}, {"cv", row.spread},
           {"interval", row.baseline ? Json() : interval}, {"interval_text", row.interval}, {"unstable", row.unstable},
           {"speed_vs_system", med.value("speed_vs_system", Json())}, {"speed_vs_system_interval", med.value("speed_vs_system_interval", Json())},
-          {"vs_system", med.value("vs_system", Json())}, {"versus", row.versus}};
+          {"vs_system", med.value("vs_system", Json())}, {"versus", row.versus}, {"columns", row.columns}};
 }
 
 void workload_table(std::ostringstream& md, const std::string& workload, const Json& benchmarks, const Aggregates& agg,

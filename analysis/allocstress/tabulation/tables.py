@@ -4,21 +4,23 @@ with their intervals and a verdict.  Every column is documented in COLUMNS.  The
 (Markdown, LaTeX, CSV, the report's HTML) are all drawn from one display model
 (summary_display.py, table_model.py), so they cannot disagree.
 
-Model: the interval of a median is the one the C++ aggregates recorded (`intervals.<metric>` of
-the median entry, with its level and method) when the file has it, else the same
-distribution-free order-statistic interval computed here.  Likewise the median, the cv, the ratio
-to system and the verdict are the C++ aggregates' (the median entry's net_cycles_per_pair,
-speed_vs_system, vs_system; the cv entry's) wherever the file carries them for the cell's
-repetitions (results/aggregates.py), computed here only where it does not (older files).  A cell is *unstable* when that
-interval's relative half-width ((high - low) / 2 / |median|) exceeds UNSTABLE_HALF_WIDTH, the
-C++ tables' rule.  "vs system" is *indistinguishable* when the two medians' intervals overlap
-(the C++ `vs_system` field, or the same test here)."""
+Model: a row is the C++ row's (`_core.summary_rows` `columns`, results/tables/summary_columns.cpp):
+every column but run and the Mann-Whitney p-values, from the aggregate entries the file records
+where they summarised the cell's repetitions, else from entries C++ recomputes from the records
+(results_table.cpp chosen_aggregates).  Nothing here computes a figure C++ gives: this module adds
+the run, the p-values and significance marks (statistics.py, over the frame's repetitions),
+attrs["values"] and attrs["nonconforming"], and renders.  A cell is *unstable* when its interval's
+relative half-width exceeds UNSTABLE_HALF_WIDTH; "vs system" is *indistinguishable* when the two
+medians' intervals overlap (both C++ rules)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
+
+import allocstress._core as _core
 
 from ..results import catalogue, safety
 from ..stats import geomean
@@ -26,8 +28,6 @@ from . import latex_table, summary_display, table_model
 from ..stats import statistics as st
 from .table_model import DisplayTable
 from ..results.loading import Runs, measured_timing
-from ..results.aggregates import RecordedAggregates, recorded_figure
-from ..stats.median_intervals import median_interval, overlap_verdict, ratio_interval, recorded_interval
 from ..stats.statistics import UNSTABLE_HALF_WIDTH
 
 from ..results.records import BASELINE, REFERENCE
@@ -35,20 +35,14 @@ BASELINE_NO_OVERHEAD = ("void baseline: one aliased buffer, so its RSS is not me
 # Workloads whose timing records have no net cost, so no row here: every registry entry without a
 # void baseline -- the data structures (structures.py), the false-sharing kernels (their
 # baseline, private cache-line-aligned objects, is measured inside the cell: workload_metrics.py)
-# and the real programs (every program's name resolves to the `program` entry: has_net_cost).
+# and the real programs (every program's name resolves to the `program` entry).  The C++ rows
+# (summary_rows) carry columns only for the other ones that this build knows, as the Markdown.
 FALSE_SHARING_WORKLOADS = catalogue.workload_names(family="false-sharing")
 WITHOUT_NET_COST = catalogue.workload_names(void_baseline=False)
 
 
-def has_net_cost(workload) -> bool:
-    """Whether `workload`'s timing records belong in this table: its registry entry (as C++
-    resolves the name: a program's name is the `program` entry, which has no void baseline) has
-    a void baseline; a workload this build does not know is kept."""
-    entry = catalogue.workload(workload) if isinstance(workload, str) else None
-    return entry is None or bool(entry["void_baseline"])
-
 # (column, unit, what it is and how it is computed).  The columns that are medians of a record
-# metric take unit and definition from the metric catalogue; the statistics are computed here.
+# metric take unit and definition from the metric catalogue; the statistics are the C++ rows' (summary_columns.cpp).
 COLUMNS = [
     ("run", "-", "Results file the row comes from (file name without .json)."),
     ("workload", "-", "Workload of the cell (e.g. alloc-test)."),
@@ -137,101 +131,55 @@ def summary_table(runs: Runs) -> pd.DataFrame:
         table = pd.DataFrame(columns=COLUMN_NAMES)
         table.attrs["nonconforming"] = {}
         return table
-    # alloc-test-like rows only: timing records of workloads with a void baseline
+    # alloc-test-like rows only: timing records of the workloads with a void baseline (the C++ rows' cells)
+    cpp = cpp_columns(runs)
     ok = measured_timing(cells)
-    ok = ok[ok["workload"].isin([w for w in ok["workload"].unique() if has_net_cost(w)])]
-    recorded = RecordedAggregates(runs.run_names(), runs.documents)
+    ok = ok[ok["workload"].isin({key[1] for key in cpp})]
     rows, values = [], {}  # values: each cell's (net cycles, overhead ratios) per repetition, for geomean_table
     for (run, workload, threads), group in ok.groupby(["run", "workload", "threads"], sort=False):
         ref = group[group["allocator"] == REFERENCE]
         ref_net, (ref_over, _) = _values(ref, "net_cycles_per_pair"), cell_overhead(ref)
-        ref_entry = recorded.entry(run, workload, REFERENCE, threads, "timing", "median", len(ref))
-        ref_iv = _with_recorded_median(median_interval(ref_net, recorded_interval(ref_entry, "net_cycles_per_pair")), ref_entry)
-        ref_over_iv = median_interval(ref_over, recorded_interval(ref_entry, "overhead_ratio"))
         for allocator, g in group.groupby("allocator", sort=False):
-            values[(run, workload, allocator, int(threads))] = (_values(g, "net_cycles_per_pair"), cell_overhead(g)[0])
-            rows.append(_row(run, workload, allocator, int(threads), g, ref_net, ref_over, ref_iv, ref_over_iv,
-                             *(recorded.entry(run, workload, allocator, threads, "timing", stat, len(g)) for stat in ("median", "cv"))))
+            key = (run, workload, allocator, int(threads))
+            if key not in cpp:  # a workload this build does not know: no table, as in the Markdown
+                continue
+            values[key] = (_values(g, "net_cycles_per_pair"), cell_overhead(g)[0])
+            rows.append(_cpp_row(*key, cpp[key], g, ref_net, ref_over))
     table = pd.DataFrame(rows, columns=COLUMN_NAMES)
     table.attrs["values"] = values
     table.attrs["nonconforming"] = safety.nonconforming_by_run(runs)  # (run, allocator) -> reason: never ranked
     return table
 
 
-def _ratio(num: dict, den: dict, what: str) -> tuple[float, str]:
-    """(median of num / median of den, "" or why there is none)."""
-    if not (num["median"] > 0 and den["median"] > 0):
-        return math.nan, f"{what}: a median is <= 0 or missing (cost indistinguishable from the baseline): no ratio"
-    return num["median"] / den["median"], ""
+def cpp_columns(runs: Runs) -> dict:
+    """(run, workload, allocator, threads) -> the C++ row's columns (_core.summary_rows: every
+    column but run and the p-values) of each timing cell of a workload net of void."""
+    out = {}
+    for run, doc in zip(runs.run_names(), runs.documents):
+        for r in _core.summary_rows(json.dumps(doc)):
+            if r.get("columns"):
+                out[(run, r["workload"], r["allocator"], int(r["threads"]))] = r["columns"]
+    return out
 
 
-def _with_recorded_median(iv: dict, entry: dict | None) -> dict:
-    """`iv` (median_interval) with the median the C++ median `entry` recorded, when it has one."""
-    median = recorded_figure(entry, "net_cycles_per_pair")
-    return iv if median is None else {**iv, "median": median}
-
-
-def _cv(values, cv_entry: dict | None, field: str) -> float:
-    """The cv the C++ `cv_entry` recorded for `field` (null there: undefined, NaN), else computed."""
-    if cv_entry is None or len(values) < 2:
-        return st.coefficient_of_variation(values)
-    value = recorded_figure(cv_entry, field)
-    return math.nan if value is None else value
-
-
-def _row(run, workload, allocator, threads, g, ref_net, ref_over, ref_iv, ref_over_iv, entry, cv_entry) -> dict:
-    """One row of summary_table: the cell's repetitions `g` (and its C++ median and cv entries,
-    `entry` and `cv_entry`, where the file carries them for these repetitions) against system's (ref_*)."""
-    baseline, is_ref = allocator == BASELINE, allocator == REFERENCE
-    (over, over_invalid), net, raw = cell_overhead(g), _values(g, "net_cycles_per_pair"), _values(g, "cycles_per_pair")
-    # the baseline's precision is that of its raw cost (its net cost is 0 by definition)
-    iv = median_interval(raw) if baseline else \
-        _with_recorded_median(median_interval(net, recorded_interval(entry, "net_cycles_per_pair")), entry)
-    over_iv = median_interval(over, None if over_invalid else recorded_interval(entry, "overhead_ratio"))
-    nan = math.nan
-    row = {"run": run, "workload": workload, "allocator": allocator, "threads": threads, "reps_ok": int(net.size),
-           "net_cycles_per_pair": 0.0 if baseline else iv["median"],
-           "net_cycles_ci_low": nan if baseline else iv["low"], "net_cycles_ci_high": nan if baseline else iv["high"],
-           "net_cycles_ci_level": nan if baseline else iv["level"], "net_cycles_ci_method": "" if baseline else iv["method"],
-           "net_cycles_rel_half_width": iv["rel_half_width"],
-           "net_cycles_cv": _cv(raw, cv_entry, "cycles_per_pair") if baseline else _cv(net, cv_entry, "net_cycles_per_pair"),
-           "unstable": st.is_unstable(iv["rel_half_width"]), "cycles_per_pair": median_of(raw),
-           "net_ns_per_pair": 0.0 if baseline else median_of(_values(g, "net_ns_per_pair")),
-           "overhead_ratio": nan if baseline else median_of(over), "thp_coverage": median_of(_values(g, "thp_coverage"))}
-    row.update({"overhead_ratio_ci_low": nan if baseline else over_iv["low"],
-                "overhead_ratio_ci_high": nan if baseline else over_iv["high"],
-                "overhead_ratio_ci_level": nan if baseline else over_iv["level"]})
-    notes = [BASELINE_NO_OVERHEAD] if baseline else [over_invalid] if over_invalid else []
-    speed_ratio = over_ratio = nan
-    speed_iv = over_vs = {"low": nan, "high": nan, "level": nan, "method": ""}
-    speed_p = over_p = nan
-    speed_mark = over_mark = speed_verdict = over_verdict = ""
-    if not baseline and ref_net.size == 0:
-        notes.append(f"no ok {REFERENCE} cell at these threads: nothing to compare with")
-    elif not baseline:
-        (speed_ratio, speed_note), (over_ratio, over_note) = _ratio(ref_iv, iv, "speed"), _ratio(over_iv, ref_over_iv, "overhead")
-        if (recorded_ratio := recorded_figure(entry, "speed_vs_system")) is not None:
-            speed_ratio, speed_note = recorded_ratio, ""
-        notes += [n for n in (speed_note, "" if over_invalid else over_note) if n]
-        if is_ref:
-            speed_verdict = over_verdict = "reference"
-        else:
-            speed_iv = ratio_interval(ref_iv, iv, (entry or {}).get("speed_vs_system_interval"))
-            over_vs = ratio_interval(over_iv, ref_over_iv)
-            speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)
-            speed_mark = st.significance_mark(speed_p, net.size, ref_net.size)
-            over_mark = st.significance_mark(over_p, over.size, ref_over.size)
-            recorded_verdict = (entry or {}).get("vs_system")
-            speed_verdict = recorded_verdict if isinstance(recorded_verdict, str) else overlap_verdict(iv, ref_iv, "faster", "slower")
-            over_verdict = "" if over_invalid else overlap_verdict(over_iv, ref_over_iv, "leaner", "larger")
-            if math.isfinite(speed_ratio) and not math.isfinite(speed_iv["low"]) and speed_verdict != "indistinguishable":
-                notes.append("speed: no interval of the ratio (a median's interval is missing or reaches 0)")
-    row.update({"speed_vs_system": speed_ratio, "speed_ci_low": speed_iv["low"], "speed_ci_high": speed_iv["high"],
-                "speed_ci_level": speed_iv["level"], "speed_vs_system_verdict": speed_verdict, "speed_p": speed_p,
-                "speed_significance": speed_mark, "overhead_vs_system": over_ratio, "overhead_ci_low": over_vs["low"],
-                "overhead_ci_high": over_vs["high"], "overhead_ci_level": over_vs["level"],
-                "overhead_vs_system_verdict": over_verdict, "overhead_p": over_p, "overhead_significance": over_mark,
-                "notes": "; ".join(notes)})
+def _cpp_row(run, workload, allocator, threads, columns: dict, g, ref_net, ref_over) -> dict:
+    """One row of summary_table from the C++ row's `columns` (null: n/a; a ratio interval's null
+    high under a low: unbounded), with the Mann-Whitney p-values of the repetitions `g` against system's."""
+    row = {"run": run, "workload": workload, "allocator": allocator, "threads": threads}
+    for name, value in columns.items():
+        if value is None:
+            unbounded = name in ("speed_ci_high", "overhead_ci_high") and columns[name[:-4] + "low"] is not None
+            value = math.inf if unbounded else math.nan
+        row[name] = value
+    row["reps_ok"] = int(row["reps_ok"])
+    speed_p = over_p = math.nan
+    speed_mark = over_mark = ""
+    if allocator not in (BASELINE, REFERENCE) and ref_net.size:
+        net, over = _values(g, "net_cycles_per_pair"), cell_overhead(g)[0]
+        speed_p, over_p = st.mann_whitney_p(net, ref_net), st.mann_whitney_p(over, ref_over)
+        speed_mark = st.significance_mark(speed_p, net.size, ref_net.size)
+        over_mark = st.significance_mark(over_p, over.size, ref_over.size)
+    row.update({"speed_p": speed_p, "speed_significance": speed_mark, "overhead_p": over_p, "overhead_significance": over_mark})
     return row
 
 

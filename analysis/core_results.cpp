@@ -13,6 +13,7 @@
 #include "results/results_reader.hpp"
 #include "results/results_summary.hpp"
 #include "results/tables/results_table.hpp"
+#include "results/tables/timing_cells.hpp"
 
 namespace py = pybind11;
 
@@ -69,6 +70,17 @@ void bind_results(py::module_& m) {
       py::arg("records_json"),
       "The aggregate entries (median, min, max, cv; intervals, vs_system) the results file would carry for these iteration "
       "records (a JSON array; net figures already attached), as JSON text (results/results_summary.hpp)");
+  m.def(
+      "entry_describes",
+      [](const py::object& entry, std::size_t repetitions) {
+        nlohmann::json fields = nlohmann::json::object();  // the one field the rule reads
+        const py::object n = entry.attr("get")("repetitions_ok", py::none());
+        if (py::isinstance<py::int_>(n) && !py::isinstance<py::bool_>(n)) fields["repetitions_ok"] = n.cast<long long>();
+        return table_parts::entry_describes(fields, repetitions);
+      },
+      py::arg("entry"), py::arg("repetitions"),
+      "Whether an aggregate entry (a dict) describes `repetitions` repetitions: it summarised as many (repetitions_ok); only "
+      "then may a reader take its figures for them (results/tables/timing_cells.hpp)");
   bind_markdown(m, "verdict_markdown", &verdict_markdown,
                 "The verdict section of the Markdown table (results/verdict.cpp; '' without a ranking)");
   bind_markdown(m, "counts_markdown", &counts_markdown,

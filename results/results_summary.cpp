@@ -277,14 +277,16 @@ std::vector<Json> aggregate_entries(const std::vector<Json>& records) {
     const auto& [workload, allocator, threads, mode, instance] = key;
     const auto& group = groups[key];
     const Json& first = *group.front();
-    Json base = {{"run_name", first.at("name")}, {"run_type", "aggregate"}, {"mode", mode},
+    // the records' name (a hand-made file may lack it: then the one C++ gives the cell)
+    const std::string run_name = first.value("name", record_name(RecordKey{workload, allocator, threads, mode, instance}));
+    Json base = {{"run_name", run_name}, {"run_type", "aggregate"}, {"mode", mode},
                  {"workload", workload}, {"allocator", allocator}, {"threads", threads},
                  {"repetitions", first.value("repetitions", group.size())}, {"repetitions_ok", group.size()},
                  {"repetitions_disturbed", disturbed[key]},
                  {"status", "ok"}, {"time_unit", "ns"}};
     for (const char* stat : {"median", "min", "max", "cv"}) {
       Json e = base;
-      e["name"] = first.at("name").get<std::string>() + "_" + stat;  // Google Benchmark's aggregate naming
+      e["name"] = run_name + "_" + stat;  // Google Benchmark's aggregate naming
       e["aggregate_name"] = stat;
       e["aggregate_unit"] = std::string(stat) == "cv" ? "percentage" : "time";
       for (const auto& [metric, path] : kAggregatedMetrics) {

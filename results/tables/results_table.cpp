@@ -12,6 +12,7 @@
 #include "results/results_summary.hpp"
 #include "results/tables/cell_warnings.hpp"
 #include "results/tables/table_parts.hpp"
+#include "results/tables/timing_cells.hpp"
 
 namespace allocstress {
 
@@ -35,13 +36,6 @@ std::string mib(const Json& bytes, int decimals) {
   return fixed(bytes.is_number() ? Json(bytes.get<double>() / 1048576.0) : Json(), decimals);
 }
 
-}  // namespace table_parts
-
-namespace {
-
-using namespace table_parts;
-
-// The aggregate entries of `benchmarks` by cell, in the order the cells first appear.
 Aggregates aggregates_of(const Json& benchmarks) {
   Aggregates agg;
   for (const auto& e : benchmarks) {
@@ -52,6 +46,13 @@ Aggregates aggregates_of(const Json& benchmarks) {
   }
   return agg;
 }
+
+}  // namespace table_parts
+
+namespace {
+
+using namespace table_parts;
+
 
 // "Warnings of single cells": each group of cell_warning_groups() on a line, with the allocators
 // whose cells gave it and how many of each cell's processes did.
@@ -84,51 +85,11 @@ std::string counts_markdown(const Json& results) {
   return md.str();
 }
 
-namespace {
-
-// The entries each timing cell's comparison-table row reads (summary_rows): the recorded ones where
-// the median entry summarised exactly the cell's ok, undisturbed timing `records`, each recorded
-// figure taking the place of the one recomputed from the records (aggregate_entries) and the
-// recomputed ones completing what an older file lacks (but for the ratio's interval and the verdict,
-// which summary_columns() then derives from the intervals chosen); the recomputed ones elsewhere.  `store`
-// holds the entries the result points to.
-Aggregates chosen_aggregates(const Json& benchmarks, const Aggregates& recorded, const CellRecords& records, std::vector<Json>& store) {
-  std::vector<Json> iterations;
-  for (const auto& e : benchmarks)
-    if (e.at("run_type") == "iteration") iterations.push_back(e);
-  store = aggregate_entries(iterations);
-  Aggregates agg = recorded;
-  for (Json& fresh : store) {
-    if (!is_timing_record(fresh)) continue;
-    const CellKey key{fresh.at("workload").get<std::string>(), fresh.at("allocator").get<std::string>(), fresh.at("threads").get<unsigned>()};
-    const Json* median = recorded.get(key, "median");
-    const auto cell = records.find(key);
-    const bool describes = median != nullptr && cell != records.end() && median->value("repetitions_ok", Json()) == Json(cell->second.size());
-    if (const Json* old = recorded.get(key, fresh.at("aggregate_name").get<std::string>()); describes && old != nullptr) {
-      for (const char* derived : {"vs_system", "speed_vs_system_interval"})  // from the intervals chosen, where not recorded
-        if (old->value(derived, Json()).is_null()) fresh.erase(derived);
-      for (const auto& [name, value] : old->items()) {
-        if (value.is_null()) continue;
-        if (name != "intervals" || !value.is_object() || !fresh.contains("intervals")) fresh[name] = value;
-        else fresh["intervals"].update(value);
-      }
-    }
-    if (agg.by_cell[key].empty()) agg.order.push_back(key);
-    agg.by_cell[key][fresh.at("aggregate_name").get<std::string>()] = &fresh;
-  }
-  return agg;
-}
-
-}  // namespace
-
 Json summary_rows(const Json& results) {
   declare_programs_of(results);
   const Json& benchmarks = results.at("benchmarks");
   const Aggregates recorded = aggregates_of(benchmarks);
-  CellRecords records;  // what chosen_aggregates() checks the entries against
-  for (const auto& e : benchmarks)
-    if (e.at("run_type") == "iteration" && e.value("status", "") == "ok" && is_timing_record(e) && !is_disturbed_record(e))
-      records[CellKey{e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()}].push_back(&e);
+  const CellRecords records = cell_records(benchmarks);
   std::vector<Json> store;
   const Aggregates chosen = chosen_aggregates(benchmarks, recorded, records, store);
   std::vector<std::string> workloads;  // in the order their cells first appear

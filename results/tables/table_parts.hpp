@@ -32,6 +32,8 @@ struct Aggregates {
   std::vector<CellKey> order;
   const Json* get(const CellKey& key, const std::string& stat) const;
 };
+// The aggregate entries `benchmarks` records, by cell, in the order the cells first appear.
+Aggregates aggregates_of(const Json& benchmarks);
 
 // `v` printed with `decimals` decimals, or "n/a" when it is not a number.
 std::string fixed(const Json& v, int decimals);

@@ -1,11 +1,11 @@
 // The timing cells of a results document with the aggregate entries their figures come from
-// (timing_cells.hpp): recorded where they summarised the cell's repetitions, else computed.
+// (timing_cells.hpp): recorded where they summarised the cell's repetitions, completed or else
+// replaced by the entries recomputed from the records.
 #include "results/tables/timing_cells.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 #include "cells/programs/program_workloads.hpp"
 #include "platform/statistics.hpp"
@@ -16,24 +16,50 @@ namespace allocstress::table_parts {
 namespace {
 
 using Json = nlohmann::json;
-using Key = std::tuple<std::string, std::string, unsigned>;  // workload, allocator, threads
 
-Key key_of(const Json& e) { return {e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()}; }
-
-// (workload, allocator, threads) -> statistic -> entry, of the timing aggregate entries of `entries`.
-std::map<Key, std::map<std::string, const Json*>> index_aggregates(const Json& entries) {
-  std::map<Key, std::map<std::string, const Json*>> out;
-  for (const Json& e : entries)
-    if (e.value("run_type", "") == "aggregate" && is_timing_record(e) && e.contains("threads"))
-      out[key_of(e)].emplace(e.value("aggregate_name", ""), &e);
-  return out;
-}
+CellKey key_of(const Json& e) { return {e.at("workload").get<std::string>(), e.at("allocator").get<std::string>(), e.at("threads").get<unsigned>()}; }
 
 bool is_cell_record(const Json& r) {
   return r.value("run_type", "") == "iteration" && r.value("status", "") == "ok" && is_timing_record(r) && !is_disturbed_record(r);
 }
 
 }  // namespace
+
+bool entry_describes(const Json& entry, std::size_t repetitions) { return entry.value("repetitions_ok", Json()) == Json(repetitions); }
+
+CellRecords cell_records(const Json& benchmarks) {
+  CellRecords out;
+  for (const Json& r : benchmarks)
+    if (is_cell_record(r)) out[key_of(r)].push_back(&r);
+  return out;
+}
+
+Aggregates chosen_aggregates(const Json& benchmarks, const Aggregates& recorded, const CellRecords& records, std::vector<Json>& store) {
+  std::vector<Json> iterations;
+  for (const auto& e : benchmarks)
+    if (e.at("run_type") == "iteration") iterations.push_back(e);
+  store = aggregate_entries(iterations);
+  Aggregates agg = recorded;  // the recorded entries of cells without ok records stay as they are
+  for (Json& fresh : store) {
+    if (!is_timing_record(fresh)) continue;
+    const CellKey key = key_of(fresh);
+    const Json* median = recorded.get(key, "median");
+    const auto cell = records.find(key);
+    const bool describes = median != nullptr && cell != records.end() && entry_describes(*median, cell->second.size());
+    if (const Json* old = recorded.get(key, fresh.at("aggregate_name").get<std::string>()); describes && old != nullptr) {
+      for (const char* derived : {"vs_system", "speed_vs_system_interval"})  // from the intervals chosen, where not recorded
+        if (old->value(derived, Json()).is_null()) fresh.erase(derived);
+      for (const auto& [name, value] : old->items()) {
+        if (value.is_null()) continue;
+        if (name != "intervals" || !value.is_object() || !fresh.contains("intervals")) fresh[name] = value;
+        else fresh["intervals"].update(value);
+      }
+    }
+    if (agg.by_cell[key].empty()) agg.order.push_back(key);
+    agg.by_cell[key][fresh.at("aggregate_name").get<std::string>()] = &fresh;
+  }
+  return agg;
+}
 
 const TimingCell* TimingCells::find(const std::string& workload, const std::string& allocator, unsigned threads) const {
   const auto it = std::find_if(cells.begin(), cells.end(), [&](const TimingCell& c) {
@@ -44,46 +70,23 @@ const TimingCell* TimingCells::find(const std::string& workload, const std::stri
 
 TimingCells timing_cells(const Json& benchmarks) {
   TimingCells out;
-  std::vector<std::pair<std::string, unsigned>> groups;  // (workload, threads) in order of first appearance
-  std::map<std::pair<std::string, unsigned>, std::vector<TimingCell>> by_group;
+  const CellRecords records = cell_records(benchmarks);
+  const Aggregates chosen = chosen_aggregates(benchmarks, aggregates_of(benchmarks), records, out.computed);
+  // by (workload, threads) in the order each first appears, the allocators within in the order they first appear
+  std::vector<std::pair<std::string, unsigned>> groups;
+  std::map<std::pair<std::string, unsigned>, std::vector<CellKey>> by_group;
   for (const Json& r : benchmarks) {
     if (!is_cell_record(r)) continue;
-    const Key key = key_of(r);
-    const std::string& workload = std::get<0>(key);
-    const std::string& allocator = std::get<1>(key);
-    const unsigned threads = std::get<2>(key);
-    auto& cells = by_group[{workload, threads}];
-    if (cells.empty()) groups.emplace_back(workload, threads);
-    auto cell = std::find_if(cells.begin(), cells.end(), [&](const TimingCell& c) { return c.allocator == allocator; });
-    if (cell == cells.end()) cell = cells.insert(cells.end(), TimingCell{workload, allocator, threads, {}, nullptr, nullptr});
-    cell->records.push_back(&r);
+    const CellKey key = key_of(r);
+    auto& cells = by_group[{key.workload, key.threads}];
+    if (cells.empty()) groups.emplace_back(key.workload, key.threads);
+    if (std::find(cells.begin(), cells.end(), key) == cells.end()) cells.push_back(key);
   }
-  const auto recorded = index_aggregates(benchmarks);
-  auto matches = [&](const TimingCell& c) {
-    const auto it = recorded.find({c.workload, c.allocator, c.threads});
-    const auto median = it == recorded.end() ? std::map<std::string, const Json*>::const_iterator() : it->second.find("median");
-    return it != recorded.end() && median != it->second.end() && median->second->value("repetitions_ok", std::size_t{0}) == c.records.size();
-  };
-  bool compute = false;
   for (const auto& g : groups)
-    for (const TimingCell& c : by_group[g]) compute = compute || !matches(c);
-  if (compute) {  // a file without aggregates, or records changed after them: C++ aggregates them here
-    std::vector<Json> records;
-    for (const Json& r : benchmarks)
-      if (r.value("run_type", "") == "iteration") records.push_back(r);
-    out.computed = aggregate_entries(records);
-  }
-  std::map<Key, std::map<std::string, const Json*>> own;
-  for (const Json& e : out.computed)
-    if (is_timing_record(e)) own[key_of(e)].emplace(e.value("aggregate_name", ""), &e);
-  for (const auto& g : groups)
-    for (TimingCell& c : by_group[g]) {
-      const auto& entries = matches(c) ? recorded.at({c.workload, c.allocator, c.threads}) : own[{c.workload, c.allocator, c.threads}];
-      const auto median = entries.find("median"), cv = entries.find("cv");
-      if (median == entries.end()) continue;  // not aggregated (cannot happen for an ok timing cell)
-      c.median = median->second;
-      c.cv = cv == entries.end() ? nullptr : cv->second;
-      out.cells.push_back(std::move(c));
+    for (const CellKey& key : by_group[g]) {
+      const Json* median = chosen.get(key, "median");
+      if (median == nullptr) continue;  // not aggregated (cannot happen for an ok timing cell)
+      out.cells.push_back(TimingCell{key.workload, key.allocator, key.threads, records.at(key), median, chosen.get(key, "cv")});
     }
   return out;
 }

@@ -4,10 +4,13 @@
 //
 //   A cell = the ok, undisturbed timing iteration records of one (workload, allocator, threads),
 //   in file order (the records results_summary.hpp aggregate_entries summarises).
-//   Its aggregate entries (median, cv) are the recorded ones when the recorded median entry
-//   summarised as many repetitions as the cell has (repetitions_ok); otherwise (a file without
-//   aggregates, or records edited after them) the entries aggregate_entries computes from the
-//   document's records.
+//   Its aggregate entries (chosen_aggregates, the one rule every table built as rows follows, the
+//   comparison table's summary_rows too): where the recorded median entry summarised as many
+//   repetitions as the cell has (repetitions_ok), the recorded entries, each recorded figure taking
+//   the place of the one aggregate_entries recomputes from the records, and the recomputed ones
+//   completing what an older file lacks (but for vs_system and speed_vs_system_interval, which a
+//   reader then derives from the intervals chosen); otherwise (a file without aggregates, or
+//   records edited after them) the recomputed entries.
 //   A figure of a cell (figure_of) is the recorded number where the aggregate has one; where it has
 //   none (null: some repetition lacks the value) the median of the repetitions that have a number,
 //   and the interval of that median likewise (platform/statistics.hpp summarise, median_interval).
@@ -19,7 +22,21 @@
 #include <string>
 #include <vector>
 
+#include "results/tables/table_parts.hpp"
+
 namespace allocstress::table_parts {
+
+// Whether an aggregate entry describes a set of `repetitions` repetitions: it summarised as many
+// (its repetitions_ok).  Only then may a reader take its figures for them (Python's
+// results/aggregates.py asks it of a frame's group, through _core.entry_describes).
+bool entry_describes(const nlohmann::json& entry, std::size_t repetitions);
+// The ok, undisturbed timing iteration records of each cell of `benchmarks`, in file order.
+CellRecords cell_records(const nlohmann::json& benchmarks);
+// The aggregate entries each cell's figures come from (the rule above), by cell, in the order
+// the recomputed cells first appear; `recorded` is aggregates_of(benchmarks), `records`
+// cell_records(benchmarks).  `store` holds the recomputed entries the result points to.
+Aggregates chosen_aggregates(const nlohmann::json& benchmarks, const Aggregates& recorded, const CellRecords& records,
+                             std::vector<nlohmann::json>& store);
 
 struct TimingCell {
   std::string workload, allocator;

@@ -9,6 +9,8 @@ repetitions gets None, and is computed).  Copying a frame shares the object (it 
 
 from __future__ import annotations
 
+import allocstress._core as _core
+
 
 def recorded_figure(entry: dict | None, field: str) -> float | None:
     """The number an aggregate `entry` recorded at `field` ("a.b" is entry["a"]["b"], as frame
@@ -35,7 +37,7 @@ class RecordedAggregates:
         """The one `statistic` entry of the cell when it summarised `repetitions` repetitions; None
         when the file has none, several (instances of one cell) or one over another count."""
         found = self._entries.get((run, workload, allocator, int(threads), mode, statistic), [])
-        if len(found) != 1 or found[0].get("repetitions_ok") != repetitions:
+        if len(found) != 1 or not _core.entry_describes(found[0], repetitions):
             return None
         return found[0]
 

@@ -35,7 +35,7 @@ from ..stats import statistics as st
 from ..results.loading import Runs, measured_timing
 from ..results.aggregates import RecordedAggregates
 from ..stats.median_intervals import median_interval, ratio_interval, recorded_interval
-from ..results.records import BASELINE, REFERENCE
+from ..results.records import BASELINE, REFERENCE, timing_cell
 from ..tabulation.tables import overhead_ratios
 from .plots import percent
 
@@ -134,7 +134,7 @@ def panels(runs: Runs, run: str, workload: str, reference: str = REFERENCE) -> l
             if values.size == 0:
                 continue
             bad = g[(g["status"] == "ok") & (mode.loc[g.index] == "timing") & g["disturbed"]]
-            entry = recorded.entry(run, workload, allocator, threads, "timing", "median", len(good))
+            entry = recorded.entry(run, timing_cell(workload, allocator, threads), "median", len(good))
             own = recorded_interval(entry, metric)
             iv = median_interval(values, own)
             low, high, level = iv["low"], iv["high"], iv["level"]

@@ -10,6 +10,7 @@ repetitions gets None, and is computed).  Copying a frame shares the object (it 
 from __future__ import annotations
 
 import allocstress._core as _core
+from .records import CellKey, cell_key
 
 
 def recorded_figure(entry: dict | None, field: str) -> float | None:
@@ -22,7 +23,7 @@ def recorded_figure(entry: dict | None, field: str) -> float | None:
 
 
 class RecordedAggregates:
-    """(run, workload, allocator, threads, mode, statistic) -> the aggregate entries of the files."""
+    """(run, the cell's key: records.cell_key, statistic) -> the aggregate entries of the files."""
 
     def __init__(self, run_names: list[str], documents: list[dict]):
         self._entries: dict[tuple, list[dict]] = {}
@@ -30,13 +31,12 @@ class RecordedAggregates:
             for e in doc.get("benchmarks", []):
                 if e.get("run_type") != "aggregate" or not isinstance(e.get("threads"), int):
                     continue
-                key = (run, e.get("workload"), e.get("allocator"), e["threads"], e.get("mode", "timing"), e.get("aggregate_name"))
-                self._entries.setdefault(key, []).append(e)
+                self._entries.setdefault((run, cell_key(e), e.get("aggregate_name")), []).append(e)
 
-    def entry(self, run, workload, allocator, threads, mode, statistic: str, repetitions: int) -> dict | None:
-        """The one `statistic` entry of the cell when it summarised `repetitions` repetitions; None
-        when the file has none, several (instances of one cell) or one over another count."""
-        found = self._entries.get((run, workload, allocator, int(threads), mode, statistic), [])
+    def entry(self, run: str, key: CellKey, statistic: str, repetitions: int) -> dict | None:
+        """The one `statistic` entry of cell `key` of `run` when it summarised `repetitions`
+        repetitions; None when the file has none, several, or one over another count."""
+        found = self._entries.get((run, key, statistic), [])
         if len(found) != 1 or not _core.entry_describes(found[0], repetitions):
             return None
         return found[0]

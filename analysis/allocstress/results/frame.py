@@ -7,8 +7,10 @@ C++ aggregates summarise.  Columns, the headline ones first (HEAD_COLUMNS):
 
   run               the results file's name without .json (with parent folders when two files share a name)
   workload, allocator, threads, repetition (the record's repetition_index), mode ("timing" for
-                    files older than modes), status, disturbed (another task ran on a worker's CPU
-                    while the record was timed; aggregates leave such records out)
+                    files older than modes), instance (of a mode that takes a value: a thp cell's
+                    THP mode, "warmed" for aged; "" otherwise: results.records.cell_key), status,
+                    disturbed (another task ran on a worker's CPU while the record was timed;
+                    aggregates leave such records out)
   headline_metric   the metric this row's allocators are ranked by: the metric catalogue's headline of
                     the workload for timing rows (net_cycles_per_pair for alloc-test, wall_s for
                     a program), and net_estimated_cycles_per_unit (from `counts`: deterministic
@@ -53,11 +55,12 @@ import pandas as pd
 from . import catalogue
 from .aggregates import RecordedAggregates
 from .loading import ResultsError, Runs, load_runs
+from .records import cell_keys
 
-HEAD_COLUMNS = ["run", "workload", "allocator", "threads", "repetition", "mode", "status", "disturbed", "headline_metric",
+HEAD_COLUMNS = ["run", "workload", "allocator", "threads", "repetition", "mode", "instance", "status", "disturbed", "headline_metric",
                 "headline", "net_ns_per_pair", "overhead_ratio", "peak_rss_bytes", "reason"]
 CATEGORY_COLUMNS = ["run", "workload", "allocator", "mode", "status", "headline_metric"]
-TEXT_COLUMNS = ["reason", "program.name", "program.command", "program.stdout_hash", "program.origin"]  # text even when all null
+TEXT_COLUMNS = ["instance", "reason", "program.name", "program.command", "program.stdout_hash", "program.origin"]  # text even when all null
 # A program's columns worth having at hand (module docstring), right after HEAD_COLUMNS when the rows have programs.
 PROGRAM_COLUMNS = ["program.name", "program.command", "program.exit_code", "program.stdout_hash", "program.origin"]
 COUNTS_HEADLINE = "net_estimated_cycles_per_unit"  # the counts tier's ranking figure (the C++ verdict's), net of void
@@ -140,6 +143,7 @@ def tidy(runs: Runs) -> pd.DataFrame:
     cells = runs.cells.rename(columns={"repetition_index": "repetition"})
     cells = cells.drop(columns=["interference.disturbed"], errors="ignore")
     cells["mode"] = cells["mode"].fillna("timing")
+    cells["instance"] = [key.instance for key in cell_keys(cells)]  # the record's identity, as C++ gives it
     cells["headline_metric"], cells["headline"] = _headline(cells)
     programs = [w for w in cells["workload"].dropna().unique() if catalogue.is_program(w)]
     head = HEAD_COLUMNS + (PROGRAM_COLUMNS if programs else [])

@@ -67,6 +67,11 @@ def rows_by_cell(frame) -> dict:
     return {key: frame.iloc[positions] for key, positions in at.items()}
 
 
+def timing_cell(workload: str, allocator: str, threads) -> CellKey:
+    """The key of a timing cell: mode timing has no instance."""
+    return CellKey(workload, allocator, int(threads), "timing", "")
+
+
 def record_name(key: CellKey) -> str:
     """"<workload>/<allocator>/threads:<n>", the mode's suffix and ":<instance>" (_core.record_name)."""
     return _core.record_name(*key)

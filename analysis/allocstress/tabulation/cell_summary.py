@@ -1,6 +1,7 @@
 """`allocstress.summary`: the aggregated view of a `load` DataFrame, or of any subset of its rows.
 
-One row per (run, workload, allocator, threads, mode), in the order the cells first appear.  The
+One row per (run, workload, allocator, threads, mode, instance): per cell (results.records.cell_key)
+of each run, in the order the cells first appear.  The
 statistics use the ok, undisturbed repetitions of the group, as the C++ aggregates do (the median
 entries of the results file):
 
@@ -34,11 +35,12 @@ import pandas as pd
 
 from ..results import catalogue
 from ..results.aggregates import recorded_figure
+from ..results.records import CellKey
 from ..stats import statistics as st
 from ..stats.median_intervals import median_interval, recorded_interval
 from .tables import overhead_ratios
 
-GROUP = ["run", "workload", "allocator", "threads", "mode"]
+GROUP = ["run", "workload", "allocator", "threads", "mode", "instance"]  # a run and a cell's key (records.CellKey)
 COLUMNS = GROUP + ["n_ok", "n_disturbed", "n_failed", "headline_metric", "median", "ci_low", "ci_high", "ci_level", "cv",
                    "unstable", "net_ns_per_pair", "overhead_ratio", "overhead_note", "peak_rss_bytes"]
 INTERVAL = ("order-statistic interval of the median (distribution-free, binomial): x(k), x(n+1-k) with the largest k "
@@ -52,8 +54,8 @@ def _median(frame: pd.DataFrame, column: str) -> float:
 
 def _recorded(key: tuple, metrics: list, n: int, aggregates) -> dict:
     """The figures of the row the results file carries (module docstring); {} when it carries none."""
-    run, workload, allocator, threads, mode = key
-    median = aggregates.entry(run, workload, allocator, threads, mode, "median", n) if aggregates is not None and n else None
+    run, cell = key[0], CellKey(key[1], key[2], int(key[3]), key[4], key[5])
+    median = aggregates.entry(run, cell, "median", n) if aggregates is not None and n else None
     metric = str(metrics[0]) if len(metrics) == 1 else None
     figure = recorded_figure(median, catalogue.column_of(metric)) if metric else None
     if figure is None:
@@ -66,7 +68,7 @@ def _recorded(key: tuple, metrics: list, n: int, aggregates) -> dict:
         rel = iv["rel_half_width"] if isinstance(interval.get("relative_half_width"), (int, float)) else \
             st.relative_half_width(iv["low"], iv["high"], figure)
         out["unstable"] = st.is_unstable(rel)
-    cv = aggregates.entry(run, workload, allocator, threads, mode, "cv", n)
+    cv = aggregates.entry(run, cell, "cv", n)
     if cv is not None and n >= 2:  # C++ null: undefined (a zero mean); one value: NaN here, as coefficient_of_variation
         value = recorded_figure(cv, catalogue.column_of(metric))
         out["cv"] = math.nan if value is None else value

@@ -12,6 +12,7 @@
 #include "results/tables/metric_rows.hpp"
 #include "results/tables/results_table.hpp"
 #include "results/tables/structure_rows.hpp"
+#include "results/tables/table_parts.hpp"
 
 namespace py = pybind11;
 
@@ -28,6 +29,7 @@ void bind_rows(py::module_& m, const char* name, nlohmann::json (*rows)(const nl
 }  // namespace
 
 void bind_tables(py::module_& m) {
+  m.attr("baseline_no_overhead_note") = table_parts::kBaselineNoOverheadNote;
   m.def(
       "cell_warning_groups",
       [](const std::string& results_json) {

@@ -20,7 +20,6 @@ namespace allocstress::table_parts {
 namespace {
 
 const char* const kRatioMethod = "the two medians' intervals divided (Bonferroni)";
-const char* const kNoOverheadNote = "void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio";
 
 const Json& field(const Json* entry, const char* name) {
   static const Json none;
@@ -103,7 +102,7 @@ Json summary_columns(const TableRow& row, const Aggregates& agg, const CellRecor
   const Json& over_iv = row.baseline ? Json() : interval_at(med, "overhead_ratio");
   put_interval(out, "overhead_ratio_ci", over_iv, "level");
   std::vector<std::string> notes;
-  if (row.baseline) notes.emplace_back(kNoOverheadNote);
+  if (row.baseline) notes.emplace_back(kBaselineNoOverheadNote);
   else if (!invalid.empty()) notes.push_back("overhead invalid (< 1, not ranked): " + invalid);
   double speed = NAN, over = NAN;
   Json speed_iv, over_vs;

@@ -78,6 +78,10 @@ std::vector<TableRow> table_rows(const std::string& workload, const Aggregates& 
 // speed_vs_system_interval, vs_system, versus, columns}.
 Json table_row_json(const TableRow& row);
 
+// The note of the void baseline's row in the comparison table (summary_columns; Python's
+// tabulation/tables.py renders it as _core.baseline_no_overhead_note).
+inline constexpr const char* kBaselineNoOverheadNote =
+    "void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio";
 // The ok, undisturbed timing records of each cell, in file order.
 using CellRecords = std::map<CellKey, std::vector<const Json*>>;
 // Every column of the comparison table (analysis tabulation/tables.py COLUMNS) but run and the

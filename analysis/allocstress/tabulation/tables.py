@@ -31,7 +31,7 @@ from ..results.loading import Runs, measured_timing
 from ..stats.statistics import UNSTABLE_HALF_WIDTH
 
 from ..results.records import BASELINE, REFERENCE
-BASELINE_NO_OVERHEAD = ("void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio")
+BASELINE_NO_OVERHEAD = _core.baseline_no_overhead_note  # the void row's note, as the C++ row carries it
 # Workloads whose timing records have no net cost, so no row here: every registry entry without a
 # void baseline -- the data structures (structures.py), the false-sharing kernels (their
 # baseline, private cache-line-aligned objects, is measured inside the cell: workload_metrics.py)

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import allocstress
-from allocstress import _core, plots, traces
+from allocstress import _core, traces
 from allocstress.comparison import compare as compare_module
 from allocstress.results import frame
 from allocstress.results.loading import ResultsError

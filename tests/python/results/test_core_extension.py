@@ -1,7 +1,5 @@
 """The pybind11 extension: distributions as the benchmark draws them, and the results reader."""
 
-import json
-
 import numpy as np
 import pytest
 

@@ -6,9 +6,9 @@
 // speed_vs_system with its interval and vs_system); the overhead ratio's quotient and verdict come
 // from the two overhead intervals (quotient_interval, interval_order: no rule of its own here);
 // the void baseline's net figures are 0 and its precision is that of its raw cycles/pair (an
-// interval over its records).  The entries are the ones summary_rows() chose (results_table.cpp
-// chosen_aggregates: recorded where they describe the cell's records, else recomputed); a figure
-// an entry lacks is n/a.
+// interval over its records).  The entries are the ones summary_rows() chose (timing_cells.hpp
+// chosen_aggregates: recorded where they describe the cell's records, completed or else replaced
+// by recomputed ones); a figure an entry lacks is n/a.
 #include <cmath>
 
 #include "cells/record_identity.hpp"

@@ -7,7 +7,7 @@ with their intervals and a verdict.  Every column is documented in COLUMNS.  The
 Model: a row is the C++ row's (`_core.summary_rows` `columns`, results/tables/summary_columns.cpp):
 every column but run and the Mann-Whitney p-values, from the aggregate entries the file records
 where they summarised the cell's repetitions, else from entries C++ recomputes from the records
-(results_table.cpp chosen_aggregates).  Nothing here computes a figure C++ gives: this module adds
+(timing_cells.hpp chosen_aggregates).  Nothing here computes a figure C++ gives: this module adds
 the run, the p-values and significance marks (statistics.py, over the frame's repetitions),
 attrs["values"] and attrs["nonconforming"], and renders.  A cell is *unstable* when its interval's
 relative half-width exceeds UNSTABLE_HALF_WIDTH; "vs system" is *indistinguishable* when the two

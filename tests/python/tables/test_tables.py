@@ -109,6 +109,8 @@ def test_latex_is_a_float_with_caption_label_and_notes(table):
     assert tex.count("{") == tex.count("}")
     # the second header line names each interval's method and real level, short enough for a column
     assert "{\\scriptsize [order stat., 93.8\\%]} & {\\scriptsize [Bonferroni, $\\geq$ 87.5\\%]}" in tex
+    methods = re.findall(r"\\scriptsize \[([^]]*)\]", tex)  # every method line: no gloss left half-open
+    assert methods and all(m.count("(") == m.count(")") for m in methods), methods
 
 
 def test_latex_compact_fits_a_column_and_full_has_every_shown_column(table):

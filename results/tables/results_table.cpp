@@ -36,6 +36,7 @@ std::string mib(const Json& bytes, int decimals) {
   return fixed(bytes.is_number() ? Json(bytes.get<double>() / 1048576.0) : Json(), decimals);
 }
 
+// The aggregate entries `benchmarks` records (table_parts.hpp).
 Aggregates aggregates_of(const Json& benchmarks) {
   Aggregates agg;
   for (const auto& e : benchmarks) {
@@ -52,7 +53,6 @@ Aggregates aggregates_of(const Json& benchmarks) {
 namespace {
 
 using namespace table_parts;
-
 
 // "Warnings of single cells": each group of cell_warning_groups() on a line, with the allocators
 // whose cells gave it and how many of each cell's processes did.

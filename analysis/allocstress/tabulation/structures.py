@@ -13,7 +13,6 @@ exists in this package alone, stats/statistics.py, from the repetitions' search 
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -24,6 +23,7 @@ from ..results import catalogue
 from ..stats import statistics as st
 from ..results.loading import Runs
 from ..results.records import REFERENCE
+from .core_rows import core_rows, figure, interval_high
 from .tables import number_text, with_interval
 
 STRUCTURE_WORKLOADS = catalogue.workload_names(table="structure")  # the one definition (compare.py imports it)
@@ -82,23 +82,6 @@ def _timing(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 PLACEMENT_COLUMNS = ("cache_line_utilisation", "page_utilisation", "set_histogram_max_over_mean")
-
-
-def core_rows(runs: Runs, rows_of) -> list[tuple[str, dict]]:
-    """(run, row) of the rows C++ builds for each results document (`rows_of`: a _core function
-    taking a document as JSON text, e.g. _core.structure_rows), one call per document."""
-    return [(run, row) for run, doc in zip(runs.run_names(), runs.documents) for row in rows_of(json.dumps(doc))]
-
-
-def figure(value) -> float:
-    """A row's figure as a float: NaN where C++ gives none (null)."""
-    return math.nan if value is None else float(value)
-
-
-def interval_high(low, high) -> float:
-    """The upper end of a C++ row's quotient interval: inf where it has a lower end but no upper
-    one (unbounded: the denominator's interval reaches 0), NaN without an interval."""
-    return figure(high) if high is not None or low is None else math.inf
 
 
 def _search_values(cells: pd.DataFrame) -> dict[tuple, np.ndarray]:

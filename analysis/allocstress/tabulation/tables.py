@@ -15,7 +15,6 @@ medians' intervals overlap (both C++ rules)."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import pandas as pd
@@ -26,6 +25,7 @@ from ..results import catalogue, safety
 from ..stats import geomean
 from . import latex_table, summary_display, table_model
 from ..stats import statistics as st
+from .core_rows import core_rows, interval_high
 from .table_model import DisplayTable
 from ..results.loading import Runs, measured_timing
 from ..stats.statistics import UNSTABLE_HALF_WIDTH
@@ -154,12 +154,8 @@ def summary_table(runs: Runs) -> pd.DataFrame:
 def cpp_columns(runs: Runs) -> dict:
     """(run, workload, allocator, threads) -> the C++ row's columns (_core.summary_rows: every
     column but run and the p-values) of each timing cell of a workload net of void."""
-    out = {}
-    for run, doc in zip(runs.run_names(), runs.documents):
-        for r in _core.summary_rows(json.dumps(doc)):
-            if r.get("columns"):
-                out[(run, r["workload"], r["allocator"], int(r["threads"]))] = r["columns"]
-    return out
+    return {(run, r["workload"], r["allocator"], int(r["threads"])): r["columns"]
+            for run, r in core_rows(runs, _core.summary_rows) if r.get("columns")}
 
 
 def _cpp_row(run, workload, allocator, threads, columns: dict, g, ref_net, ref_over) -> dict:
@@ -167,10 +163,8 @@ def _cpp_row(run, workload, allocator, threads, columns: dict, g, ref_net, ref_o
     high under a low: unbounded), with the Mann-Whitney p-values of the repetitions `g` against system's."""
     row = {"run": run, "workload": workload, "allocator": allocator, "threads": threads}
     for name, value in columns.items():
-        if value is None:
-            unbounded = name in ("speed_ci_high", "overhead_ci_high") and columns[name[:-4] + "low"] is not None
-            value = math.inf if unbounded else math.nan
-        row[name] = value
+        is_high = name in ("speed_ci_high", "overhead_ci_high")
+        row[name] = interval_high(columns[name[:-4] + "low"], value) if is_high else math.nan if value is None else value
     row["reps_ok"] = int(row["reps_ok"])
     speed_p = over_p = math.nan
     speed_mark = over_mark = ""

@@ -38,7 +38,8 @@ import allocstress._core as _core
 from ..results import catalogue
 from ..results.loading import ResultsError, Runs
 from ..results.records import BASELINE, is_number, timing_records
-from .structures import core_rows, figure, interval_high, to_markdown as _markdown_table
+from .core_rows import core_rows, figure, interval_high
+from .structures import to_markdown as _markdown_table
 from .tables import FALSE_SHARING_WORKLOADS, number_text, with_interval
 
 # name -> catalogue entry of every workload_metrics key the C++ cells write, in catalogue order

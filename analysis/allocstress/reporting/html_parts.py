@@ -10,7 +10,7 @@ import os
 import re
 
 import allocstress._core as _core
-from ..results.records import RunCellKey, cell_key
+from ..results.records import RunCellKey, timing_cell
 
 
 def escape(x) -> str:
@@ -123,7 +123,7 @@ def warned_cells(warnings) -> set[RunCellKey]:
 
 def _timing_cell(run: str, workload: str, allocator: str, threads: int) -> RunCellKey:
     """The key of run's timing cell (a table row or a warning names it by workload, allocator and threads)."""
-    return RunCellKey(run, cell_key({"workload": workload, "allocator": allocator, "threads": threads}))
+    return RunCellKey(run, timing_cell(workload, allocator, threads))
 
 
 def warnings_html(warnings, title: str = "Cell warnings") -> str:

@@ -21,6 +21,7 @@ def test_cell_key_of_a_record_dict_reads_the_instance_from_the_run_name():
     assert key.name == "alloc-test/system/threads:1/thp:always" == records.record_name(key)
     timing = {"workload": "alloc-test", "allocator": "jemalloc", "threads": 4, "name": "alloc-test/jemalloc/threads:4"}
     assert records.cell_key(timing) == ("alloc-test", "jemalloc", 4, "timing", "")
+    assert records.timing_cell("alloc-test", "jemalloc", 4.0) == records.cell_key(timing)  # a timing cell named by its fields
 
 
 def test_a_frame_row_with_a_missing_mode_is_a_timing_cell():

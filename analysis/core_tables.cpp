@@ -30,6 +30,7 @@ void bind_rows(py::module_& m, const char* name, nlohmann::json (*rows)(const nl
 
 void bind_tables(py::module_& m) {
   m.attr("baseline_no_overhead_note") = table_parts::kBaselineNoOverheadNote;
+  m.attr("overhead_invalid_note") = table_parts::kOverheadInvalidNote;
   m.def(
       "cell_warning_groups",
       [](const std::string& results_json) {

@@ -8,6 +8,7 @@
 
 #include "cells/workload_registry.hpp"
 #include "results/results_summary.hpp"
+#include "results/tables/table_parts.hpp"
 #include "results/tables/timing_cells.hpp"
 
 namespace allocstress {
@@ -72,7 +73,7 @@ Json row_of(const TimingCell& cell, const table_parts::TimingCells& cells) {
   const Figure overhead = overhead_of(cell);
   Json row = {{"workload", cell.workload}, {"allocator", cell.allocator}, {"threads", cell.threads}, {"reps_ok", cell.records.size()},
               {"overhead_ratio", overhead.median}, {"metrics", metric_medians(cell)}, {"companion", nullptr}};
-  std::string notes = invalid.empty() ? "" : "overhead invalid (< 1, not ranked): " + invalid;
+  std::string notes = invalid.empty() ? "" : table_parts::kOverheadInvalidNote + invalid;
   if (const std::string companion = companion_of(cell.workload); !companion.empty()) {
     auto [figures, why] = blowup(overhead, cells.find(companion, cell.allocator, cell.threads), companion);
     row["companion"] = companion;

@@ -103,7 +103,7 @@ Json summary_columns(const TableRow& row, const Aggregates& agg, const CellRecor
   put_interval(out, "overhead_ratio_ci", over_iv, "level");
   std::vector<std::string> notes;
   if (row.baseline) notes.emplace_back(kBaselineNoOverheadNote);
-  else if (!invalid.empty()) notes.push_back("overhead invalid (< 1, not ranked): " + invalid);
+  else if (!invalid.empty()) notes.push_back(kOverheadInvalidNote + invalid);
   double speed = NAN, over = NAN;
   Json speed_iv, over_vs;
   std::string speed_verdict, over_verdict;

@@ -82,6 +82,9 @@ Json table_row_json(const TableRow& row);
 // tabulation/tables.py renders it as _core.baseline_no_overhead_note).
 inline constexpr const char* kBaselineNoOverheadNote =
     "void baseline: one aliased buffer, so its RSS is not memory use and it has no overhead ratio";
+// The start of a row's note when a repetition's overhead ratio is invalid (its reason follows):
+// summary_columns, metric_rows, and Python's tables.py as _core.overhead_invalid_note.
+inline constexpr const char* kOverheadInvalidNote = "overhead invalid (< 1, not ranked): ";
 // The ok, undisturbed timing records of each cell, in file order.
 using CellRecords = std::map<CellKey, std::vector<const Json*>>;
 // Every column of the comparison table (analysis tabulation/tables.py COLUMNS) but run and the

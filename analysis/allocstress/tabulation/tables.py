@@ -108,7 +108,7 @@ def overhead_ratios(ratios, invalid_reasons) -> tuple:
     cell's overhead invalid, as in the C++ aggregates: never ranked."""
     reasons = [r for r in invalid_reasons if isinstance(r, str) and r]
     if reasons:
-        return st.clean([]), "overhead invalid (< 1, not ranked): " + reasons[0]
+        return st.clean([]), _core.overhead_invalid_note + reasons[0]
     return st.clean(ratios), ""
 
 

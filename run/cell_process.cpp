@@ -21,6 +21,7 @@
 #include "plan/planner.hpp"
 #include "platform/profilers/cache_simulation.hpp"
 #include "platform/profilers/callgrind_profile.hpp"
+#include "platform/profilers/counts_world.hpp"
 #include "platform/profilers/instruction_counts.hpp"
 #include "platform/memory/thp_mode.hpp"
 #include "platform/process/child_process.hpp"
@@ -37,9 +38,6 @@ namespace allocstress {
 namespace fs = std::filesystem;
 
 namespace {
-
-// run/virtual_clock.c, built next to the executable: the clock counts runs read.
-constexpr const char* kVirtualClockLibrary = "liballocstress_virtual_clock.so";
 
 // Returns only when the environment already is the one the allocator needs; otherwise
 // re-executes this program as `run --cell` with the cell in an anonymous file that survives
@@ -94,17 +92,8 @@ EnvironmentChanges callgrind_cell_environment(const AllocatorSpec& spec) {
   return environment;
 }
 
-// The environment of a counts cell: the fixed one, and the virtual clock after the allocator (it
-// defines no malloc).
-EnvironmentChanges counts_cell_environment(const AllocatorSpec& spec) {
-  EnvironmentChanges environment = callgrind_cell_environment(spec);
-  const fs::path clock = beside_this_executable(kVirtualClockLibrary);
-  if (!fs::exists(clock))
-    throw UsageError("--counts needs " + clock.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
-  const std::optional<std::string>& preload = environment["LD_PRELOAD"];
-  environment["LD_PRELOAD"] = preload ? *preload + ":" + clock.string() : clock.string();
-  return environment;
-}
+// The environment of a counts cell: the fixed one, in the counts world (its clock and entropy).
+EnvironmentChanges counts_cell_environment(const AllocatorSpec& spec) { return in_counts_world(callgrind_cell_environment(spec)); }
 
 // Runs the cell under callgrind (with the allocator's preload), adds what `figures` reads from
 // the profile to its record and prints it: the simulated caches of a simulate cell, the counts of

@@ -50,11 +50,11 @@ nlohmann::json count_kernel_events(const std::string& executable, const std::fil
   nlohmann::json events = kernel_event_figures(minor, major, syscalls, units, unit);
   events.update(nlohmann::json{
           {"reproducibility",
-           threads == 1 ? "exact: one thread, address randomisation off, the virtual clock; identical in every run seen"
+           threads == 1 ? "exact: one thread, address randomisation off, the counts world's clock and entropy; identical in every run seen"
                         : "varies: a native run of N threads interleaves them differently each time: faults within a few percent, "
                           "futex calls (lock contention, and the harness's barriers at the phase's ends) by much more"},
-          {"provenance", "a native run of the same cell (not under valgrind; its working directory, environment and virtual clock, "
-                         "address randomisation off): faults from the workers' getrusage over their run() (RUSAGE_THREAD, summed), "
+          {"provenance", "a native run of the same cell (not under valgrind; its working directory, environment and the counts "
+                         "world's clock and entropy, address randomisation off): faults from the workers' getrusage over their run() (RUSAGE_THREAD, summed), "
                          "system calls counted by strace -f --seccomp-bpf between the phase markers"}});
   return events;
 }

@@ -1,8 +1,8 @@
 // The kernel's part of a counts cell: the page faults and the memory system calls of the same op
 // stream, counted in a native run of the same cell, not under valgrind (whose own memory would
 // be counted with the program's).  The run sees what the process under callgrind sees -- the
-// same cell file, working directory and fixed environment, the virtual clock, address
-// randomisation off -- and is traced by strace (platform/profilers/syscall_trace.hpp), which counts the
+// same cell file, working directory and fixed environment, the counts world (virtual clock,
+// fixed entropy), address randomisation off -- and is traced by strace (platform/profilers/syscall_trace.hpp), which counts the
 // system calls by kind between the measured phase's markers (at 1 thread around run() alone, as
 // callgrind's collection; at N threads from the main thread's go to its done); the faults are the
 // workers' own getrusage over their run() (RUSAGE_THREAD, summed).

@@ -14,6 +14,9 @@ if(NOT ALLOCSTRESS_SANITIZE)
   # which the sanitizers' runtimes exclude).
   add_executable(allocstress_test_strided_walk support/strided_walk.c)
   target_compile_options(allocstress_test_strided_walk PRIVATE -O2)
+  # What a process reads of the clock and the randomness (the counts world's test).  A sanitized
+  # program refuses a library preloaded ahead of its runtime: those builds have none.
+  add_executable(allocstress_test_entropy_reader support/entropy_reader.c)
 endif()
 
 # Preloadable libraries used by the fault tests (never measured).

@@ -10,6 +10,7 @@
 #include "cells/programs/program_runs.hpp"
 #include "platform/profilers/cache_simulation.hpp"
 #include "platform/profilers/callgrind_profile.hpp"
+#include "platform/profilers/counts_world.hpp"
 #include "platform/process/child_process.hpp"
 #include "platform/profilers/instruction_counts.hpp"
 #include "platform/profilers/syscall_trace.hpp"
@@ -41,13 +42,6 @@ std::string object_name_of(const CallgrindProfile& p, const std::string& library
   return library;
 }
 
-// run/virtual_clock.c, built beside the allocstress executable.
-fs::path virtual_clock_library() {
-  const fs::path p = beside_this_executable("liballocstress_virtual_clock.so");
-  if (!fs::exists(p)) throw std::runtime_error("the counts tier needs " + p.string() + " (the virtual clock, built with allocstress: cmake --build --preset release)");
-  return p;
-}
-
 // Runs the prepare command, if there is one; "" or why it failed.
 std::string prepare(const std::vector<std::string>& command, const std::string& working_directory, double timeout_s) {
   if (command.empty()) return "";
@@ -56,7 +50,7 @@ std::string prepare(const std::vector<std::string>& command, const std::string& 
 }
 
 // The `kernel_events` block of a program's whole run, in the world of its run under callgrind
-// (`spec`: the same command, environment -- allocator and virtual clock -- and folder, address
+// (`spec`: the same command, environment -- allocator and counts world -- and folder, address
 // randomisation off), the prepare command before each run.  Two native runs: the faults from
 // wait4's rusage of the whole tree (the program and every descendant it waited for), and the
 // system calls from strace -f -c, whose own faults would otherwise be counted with the program's.
@@ -90,8 +84,8 @@ nlohmann::json program_kernel_events(ProgramSpec spec, const std::vector<std::st
                "(/bin/true 141-147 over 50 runs, a lua script 965-970 over 20, 2026-11-27), held to 8 or 0.5%, whichever is larger, by "
                "the tests"
              : "varies: processes or threads that race move the faults and the futex calls between runs";
-  events["provenance"] = "two native runs of the program as under callgrind (its environment and allocator, the virtual clock, address "
-                         "randomisation off; not under valgrind): faults from wait4's rusage of the whole tree (the process from fork "
+  events["provenance"] = "two native runs of the program as under callgrind (its environment and allocator, the counts world's virtual clock "
+                         "and fixed entropy, address randomisation off; not under valgrind): faults from wait4's rusage of the whole tree (the process from fork "
                          "on, and every descendant it waited for), system calls of every process and thread counted by strace -f -c in "
                          "the second run; the memory calls by kind, the rest as `other`";
   return events;
@@ -109,11 +103,10 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
   const std::vector<std::string> prepare_command = prepare_invocation(p, params, inputs);
   if (failure = prepare(prepare_command, how.working_directory, timeout_s); !failure.empty()) return nullptr;
   const std::vector<std::string> argv = program_counts_command(how.argv, scratch.dir);
-  // The virtual clock after the allocator (it defines no malloc): allocators that read the clock
-  // (decay, purge delays) decide the same on every run (run/virtual_clock.c).
-  EnvironmentChanges env = program_environment(how, required_preload(allocator).empty() ? malloc_provider_path() : "");  // glibc first (program_cell.cpp)
-  const fs::path clock = virtual_clock_library();
-  env["LD_PRELOAD"] = env["LD_PRELOAD"] ? *env["LD_PRELOAD"] + ":" + clock.string() : clock.string();
+  // glibc first for the system row (program_cell.cpp), and the counts world before everything: a
+  // clock after libc was never read (platform/profilers/counts_world.hpp).
+  const EnvironmentChanges env =
+      in_counts_world(program_environment(how, required_preload(allocator).empty() ? malloc_provider_path() : ""));
   const ProgramOutcome o = run_program({argv, how.working_directory, env}, timeout_s);
   if (!o.succeeded()) {
     failure = "the program under callgrind " + o.failure().substr(std::string("the program ").size());
@@ -154,9 +147,10 @@ nlohmann::json count_program(const ProgramDefinition& p, const nlohmann::json& p
   counts["kernel_events"] = program_kernel_events({how.argv, how.working_directory, env}, prepare_command, timeout_s, single);
   counts["reproducibility"] =
       single
-          ? std::string("near-exact: one process, address randomisation off, the user's environment; two studies of prog-lua gave "
-                        "identical figures under jemalloc and tcmalloc_minimal and moved the whole run by up to 0.25% under glibc and "
-                        "mimalloc (2026-11-27)")
+          ? std::string("near-exact: one process, address randomisation off, the user's environment, the counts world's clock and "
+                        "entropy; four studies of prog-lua gave identical instructions and simulated misses under glibc, jemalloc, "
+                        "mimalloc and tcmalloc_minimal, and the whole run moved only with its native faults, by up to 0.04% "
+                        "(2026-11-28)")
           : "near-exact: " + std::to_string(files.size()) + " process(es), " + std::to_string(params.value("program_threads", 1u)) +
                 " thread(s) of its own; processes or threads that race can move the figures a little between runs";
   return counts;

@@ -78,7 +78,7 @@ struct TemporaryFolder {
 };
 
 // `file` in the folder of this executable (/proc/self/exe): where the libraries it preloads are
-// built (the tracer, the probe, the virtual clock).
+// built (the tracer, the probe, the counts world).
 std::filesystem::path beside_this_executable(const std::string& file);
 
 // argv as one line a POSIX shell would split back into the same words (single quotes where needed).

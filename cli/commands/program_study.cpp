@@ -82,6 +82,16 @@ OptionValues model_options(const std::string& model, const fs::path& trace, cons
   return sized;
 }
 
+// When nothing was measured, the study folder this run made is removed (the inputs it generated
+// are made again by the next run), unless a step left a log there (a failed trace or fit), which
+// the error line then points to: "" or "; the logs of its steps are in DIR".
+std::string discard_unmeasured_study(const StudyFolders& dirs) {
+  std::error_code ec;
+  if (!fs::is_empty(dirs.logs, ec) && !ec) return "; the logs of its steps are in " + dirs.logs.string();
+  fs::remove_all(dirs.root, ec);
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& study_models() {
@@ -186,7 +196,7 @@ bool ProgramStudy::study_program(const std::string& name, const std::vector<Prog
 }
 
 int ProgramStudy::finish() {
-  if (parts_.empty()) throw UsageError("nothing was measured: " + json_text(info_));  // one line
+  if (parts_.empty()) throw UsageError("nothing was measured: " + json_text(info_) + discard_unmeasured_study(dirs_));  // one line
   Json merged = merge_results(parts_);
   merged["context"]["programs"] = info_;
   merged["context"]["command_line"] = command_line_;

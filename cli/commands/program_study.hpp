@@ -47,7 +47,8 @@ class ProgramStudy {
   bool study_program(const std::string& name, const std::vector<ProgramDefinition>& programs, const OptionValues& options,
                      const std::vector<std::string>& models);
   // Merges the parts into the results file, its table and its report; prints the table.
-  // Returns the exit code (UsageError when nothing was measured).
+  // Returns the exit code (UsageError when nothing was measured; the study folder is then removed
+  // unless a step left a log in it, which the error names).
   int finish();
   const StudyFolders& folders() const { return dirs_; }
 

@@ -84,7 +84,8 @@ for a in one:
 PY
 
 # A program that is not installed: skipped with the reason; with no other program, nothing is
-# measured: exit 2, the last line saying so in one line (what was skipped and why), no results.
+# measured: exit 2, the last line saying so in one line (what was skipped and why), no results and
+# no study folder (no step left a log in it; the input it generated is made again next time).
 mkdir -p "$T/nobin"
 ALLOCSTRESS_PROGRAM_PATH="$T/nobin" "$ALLOCSTRESS" programs --programs prog-lua --allocators system --reps 1 --prog-work 10 \
   --models replay -o "$T/none.json" >/dev/null 2>"$T/log2" && rc=0 || rc=$?
@@ -92,7 +93,17 @@ why="not installed: lua5.4 from package lua5.4 (looked in $T/nobin; scripts/setu
 grep -qxF "programs: prog-lua skipped: $why" "$T/log2" && pass || fail "a missing program is not skipped with its reason: $(tail -3 "$T/log2")"
 last=$(tail -n 1 "$T/log2")
 [ "$rc" = 2 ] && [[ $last == "allocstress: error: nothing was measured: {"*"\"prog-lua\":{\"skipped\":\"$why\"}}" ]] && [ ! -e "$T/none.json" ] \
+  && [ ! -e "$T/none-programs" ] \
   && pass || fail "nothing measured: exit $rc (wanted 2), last line: $last"
+# ... but a step that failed leaves its log, which that line points to: pool cannot run the real
+# program, and a lua5.4 that exits 3 fails the trace, so nothing is measured and the log stays.
+mkdir -p "$T/broken" && printf '#!/bin/sh\necho "lua5.4: broken on purpose" >&2\nexit 3\n' >"$T/broken/lua5.4" && chmod +x "$T/broken/lua5.4"
+ALLOCSTRESS_PROGRAM_PATH="$T/broken" "$ALLOCSTRESS" programs --programs prog-lua --allocators pool --reps 1 --prog-work 10 \
+  --models replay -o "$T/broken.json" >/dev/null 2>"$T/log3" && rc=0 || rc=$?
+last=$(tail -n 1 "$T/log3")
+[ "$rc" = 2 ] && [[ $last == *"\"trace_failed\":\"exit code 3"*"; the logs of its steps are in $T/broken-programs/logs" ]] \
+  && [ -s "$T/broken-programs/logs/prog-lua-trace.log" ] && [ ! -e "$T/broken.json" ] \
+  && pass || fail "a failed step's log: exit $rc (wanted 2), last line: $last"
 
 expect_error 2 "unknown program 'prog-nope' (accepted: prog-" -- "$ALLOCSTRESS" programs --programs prog-nope -o "$T/b1.json"
 expect_error 2 "unknown model 'zipf' in --models (accepted: replay, fitted, alloc-test, lifetime)" -- "$ALLOCSTRESS" programs --models zipf -o "$T/b2.json"

@@ -118,9 +118,9 @@ def _alloc_test_summary(table: pd.DataFrame, runs: Runs, out_dir: str) -> list[s
     return body
 
 
-def _structure_sections(runs: Runs, out_dir: str) -> list[str]:
-    """The data-structure table and the Gleipnir-style simulated-cache table, when the runs have them."""
-    table = structures.structure_table(runs)
+def _structure_sections(runs: Runs, table: pd.DataFrame, out_dir: str) -> list[str]:
+    """The data-structure table (`table`, structures.structure_table of `runs`) and the Gleipnir-style
+    simulated-cache table, when the runs have them."""
     if table.empty:
         return []
     headers, rows = structures.structure_display(table)
@@ -210,6 +210,7 @@ def _write_files(paths: list[str], out_dir: str, command_line: str, runs: Runs, 
                  workload_tables: list, phase_groups: list, fidelity_table) -> None:
     """Writes index.html and every table and figure of the report into out_dir."""
     table = tables.summary_table(runs)
+    structure_table = structures.structure_table(runs)
     body = [f"<h1>allocstress report</h1><p>{len(paths)} results file(s): " + ", ".join(f"<code>{_e(p)}</code>" for p in paths) +
             f"</p><p>Report command:</p><pre>{_e(command_line)}</pre>"]
     for run, doc in zip(runs.run_names(), runs.documents):  # the verdict first: the same text as the .md table's
@@ -224,7 +225,7 @@ def _write_files(paths: list[str], out_dir: str, command_line: str, runs: Runs, 
     body += safety_section.safety_section(runs, out_dir)
     if records:  # the sections drawn from benchmark records
         body += figure_sections.figures_section(runs, out_dir)
-        body += _structure_sections(runs, out_dir)
+        body += _structure_sections(runs, structure_table, out_dir)
         body += workload_sections.workload_section(workload_tables, phase_groups, out_dir, runs)
         body += _counts_sections(runs)
         body += _memory_sections(runs)
@@ -239,7 +240,7 @@ def _write_files(paths: list[str], out_dir: str, command_line: str, runs: Runs, 
     for run in runs.run_names():
         body.append(_run_section(runs, run, shown))
     documented = (tables.COLUMNS if not table.empty else []) + (
-        structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structures.structure_table(runs).empty else [])
+        structures.STRUCTURE_COLUMNS + structures.SIM_COLUMNS if not structure_table.empty else [])
     if documented:
         body.append("<h2>Columns</h2>" + _html_table(["column", "unit", "meaning"], [list(c) for c in documented], left=3))
     body += workload_sections.columns_section(workload_tables)

@@ -19,7 +19,6 @@ SHORT_WORDS = {"indistinguishable": "indist.", "reference": "ref."}  # explained
 WORDS_NOTE = ("indist.: indistinguishable from system (the two medians' intervals overlap: no ranking); "
               "ref.: system itself, the reference")
 SHORT_METHODS = {"the two medians' intervals divided (Bonferroni)": "Bonferroni", "interval: ": "",  # in this order
-                 " (distribution-free interval of the median)": "",  # the C++ method's own gloss: the header says it
                  "interval of the median (": "", ")": "", "order statistics": "order stat."}
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#",

@@ -11,6 +11,7 @@ buffer); unstable = the interval of the median is wider than ±10% of it."""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -36,8 +37,10 @@ def _levels(table: pd.DataFrame, column: str, at_least: bool = False) -> str:
 
 
 def median_interval_name(table: pd.DataFrame) -> str:
-    """The real method(s) and level(s) of the net cost medians' intervals, e.g. "order statistics, 93.8%"."""
-    methods = [m for m in table["net_cycles_ci_method"].dropna().unique() if m]
+    """The real method(s) and level(s) of the net cost medians' intervals, e.g. "order statistics, 93.8%".  A
+    method's own gloss in parentheses (C++'s "order statistics (distribution-free interval of the median)") is left
+    to the CSV's net_cycles_ci_method: the header already says what the interval is of."""
+    methods = dict.fromkeys(re.sub(r" \(.*\)$", "", m) for m in table["net_cycles_ci_method"].dropna().unique() if m)
     return " / ".join(methods or ["order statistics"]) + ", " + _levels(table, "net_cycles_ci_level")
 
 

@@ -57,7 +57,7 @@ COLUMNS = [
     ("net_cycles_ci_level", "fraction", "The interval's real confidence level (e.g. 0.9375 for [min, max] of 5 values)."),
     ("net_cycles_ci_method", "text", "How the interval was computed (e.g. 'order statistics')."),
     ("net_cycles_rel_half_width", "fraction", "(high - low) / 2 / |median| of that interval (void: of the interval "
-     "of its raw cycles/pair, computed here): the precision of the median."),
+     "of its raw cycles/pair, computed from its repetitions): the precision of the median."),
     ("net_cycles_cv", "fraction", "Coefficient of variation of net_cycles_per_pair over repetitions: sample sd / |mean| "
      "(void: of its raw cycles). Shown as '%' in the rendered tables."),
     ("unstable", "bool", f"True when net_cycles_rel_half_width > {UNSTABLE_HALF_WIDTH:.2f}: the median is known to no "

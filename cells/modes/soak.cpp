@@ -72,6 +72,9 @@ HugepageSamplerOptions soak_sampling(const SoakSpec& spec) {
   const std::size_t expected = std::size_t(spec.duration_s / interval_s) + 64;
   o.max_samples = 2 * expected + (expected % 2);  // even; readings that come late add few, a slow phase end adds some
   o.max_busy_fraction = 0.01;
+  // At least kReadingsPerBin a bin, whatever the readings cost: slow readings double the interval
+  // only up to bin / kReadingsPerBin (never below the starting pace).
+  o.longest_interval = std::max(o.interval, std::chrono::milliseconds(std::int64_t(spec.bin_s * 1000 / kReadingsPerBin)));
   return o;
 }
 

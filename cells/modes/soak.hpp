@@ -37,7 +37,13 @@ struct SoakSpec {
 SoakSpec parse_soak_spec(std::string_view text);
 
 // The hugepage sampler's pace in a soak: a reading every bin/30 (at least 50 ms) but at most
-// 20,000 over the soak, with room for all of them; readings keep to 1% of the sampler's CPU time.
+// 20,000 over the soak, with room for all of them.  Readings keep to 1% of the sampler's CPU time
+// as long as a bin still gets kReadingsPerBin of them: a soak's figures are its per-bin medians,
+// and its timing is compared with nothing.  The bound matters where a reading is dear: on the
+// 2-vCPU VM of docs/memory.md, kernel work right after the thread's 50 ms sleep costs 15-40 times
+// what it costs warm, and a reading of a 12 MiB alloc-test process took 0.3-5 ms of CPU, which
+// slowed the sampler to one reading in 400-800 ms (1-3 readings in a 1 s bin) before the bound.
+inline constexpr int kReadingsPerBin = 8;
 HugepageSamplerOptions soak_sampling(const SoakSpec& spec);
 
 // This process's soak (set once by run_cell: nullopt but for a soak cell), and the soak rounds its

@@ -147,6 +147,7 @@ nlohmann::json to_json(const HugepageSummary& s) {
   j["slowest_reading_s"] = s.slowest_reading_s;
   j["busy_s"] = s.busy_s;
   j["slowdowns"] = s.slowdowns;
+  j["over_budget"] = s.over_budget;
   const auto column = [&s](auto member) {
     auto values = nlohmann::json::array();
     for (const auto& r : s.samples) values.push_back(r.*member);
@@ -174,6 +175,10 @@ HugepageSampler::HugepageSampler(HugepageSamplerOptions options) : options_(std:
   if (!(options_.max_busy_fraction > 0 && options_.max_busy_fraction <= 1))
     throw std::invalid_argument("hugepage max_busy_fraction " + std::to_string(options_.max_busy_fraction) +
                                 " (accepted: more than 0, at most 1)");
+  if (options_.longest_interval.count() != 0 && options_.longest_interval < options_.interval)
+    throw std::invalid_argument("hugepage longest_interval " + std::to_string(options_.longest_interval.count()) +
+                                " ms (accepted: 0 for no bound, or at least the interval, " +
+                                std::to_string(options_.interval.count()) + " ms)");
   if (options_.max_samples < 2 || options_.max_samples % 2 != 0)
     throw std::invalid_argument("hugepage max_samples " + std::to_string(options_.max_samples) +
                                 " (accepted: an even number, 2 or more)");
@@ -244,7 +249,12 @@ void HugepageSampler::record(const HugepageReading& reading, double cost_s) {
   if (s.samples.size() == options_.max_samples) thin_out();
   const double cost = std::min(cost_s, last_cost_s_);  // two slow readings in a row: not one outlier
   last_cost_s_ = cost_s;
+  const auto bound = options_.longest_interval;
   while (cost > options_.max_busy_fraction * std::chrono::duration<double>(interval_).count()) {
+    if (bound.count() != 0 && interval_ * 2 > bound) {  // as slow as the caller allows: kept, and counted
+      ++s.over_budget;
+      break;
+    }
     thin_out();  // too slow for this interval: half as often (the earlier samples; this one is kept)
     ++s.slowdowns;
   }

@@ -75,6 +75,11 @@ struct HugepageSamplerOptions {
   // to 2x and its mmap/munmap up to 4x.  So when two readings in a row take more CPU time than this
   // fraction of the interval, every second sample goes and the interval doubles (until they do not).
   double max_busy_fraction = 0.05;
+  // 0: no bound.  Otherwise slow readings double the interval only while it stays at or below
+  // this: a caller whose timeline needs its readings (a soak's bins) sets it, and then accepts
+  // readings that cost more than max_busy_fraction (busy_s says how much).  Thinning for space is
+  // not bounded by it.
+  std::chrono::milliseconds longest_interval{0};
   std::filesystem::path smaps_rollup = kSelfSmapsRollup;  // or /proc/<pid>/smaps_rollup of a child
   std::filesystem::path thp_dir = kThpDir;
 };
@@ -95,6 +100,7 @@ struct HugepageSummary {
   double slowest_reading_s = 0;                // the most CPU time one reading took
   double busy_s = 0;                           // CPU time of every reading together (the sampler's cost)
   std::size_t slowdowns = 0;                   // interval doublings for slow readings (not for space)
+  std::size_t over_budget = 0;                 // slow readings at longest_interval (no further slowdown)
   std::optional<double> median_coverage;       // over samples with Anonymous > 0
   std::optional<double> peak_coverage;         // over every reading, decimated or not
   std::optional<double> median_rss_coverage;   // AnonHugePages / Rss
@@ -105,7 +111,7 @@ struct HugepageSummary {
 
 // {"unavailable": null or reason, "coverage": {"median", "peak", "median_rss", "peak_rss"} (null
 // when n/a), "peak_anon_huge_bytes", "readings", "failed_readings", "interval_s",
-// "slowest_reading_s", "slowdowns", "samples":
+// "slowest_reading_s", "slowdowns", "over_budget", "samples":
 // {"t_s": [...], "rss_bytes": [...], "anon_bytes": [...], "anon_huge_bytes": [...]},
 // "mthp": [{"size_kib", "enabled", "nr_anon_start", "nr_anon_stop"}, ...] (system-wide)}.
 nlohmann::json to_json(const HugepageSummary& summary);
@@ -114,8 +120,8 @@ nlohmann::json to_json(const HugepageSummary& summary);
 // reserved in start(); less often when the storage is full or readings are slow (see the options).
 class HugepageSampler {
  public:
-  // Throws std::invalid_argument for an interval <= 0, a max_samples that is odd or below 2, or a
-  // max_busy_fraction outside (0, 1].
+  // Throws std::invalid_argument for an interval <= 0, a max_samples that is odd or below 2, a
+  // max_busy_fraction outside (0, 1], or a longest_interval that is neither 0 nor >= the interval.
   explicit HugepageSampler(HugepageSamplerOptions options = {});
   ~HugepageSampler();  // stops the thread if it still runs (its summary is dropped)
   HugepageSampler(const HugepageSampler&) = delete;

@@ -38,9 +38,13 @@ TEST(SoakSpec, SamplesEveryThirtiethOfABinWithRoomForAllReadings) {
   EXPECT_EQ(minute.interval.count(), 2000);
   EXPECT_GE(minute.max_samples, 3600u / 2 + 1);
   EXPECT_EQ(minute.max_samples % 2, 0u);
-  EXPECT_EQ(soak_sampling(parse_soak_spec("10s,every=1s")).interval.count(), 50);  // never faster than 20 a second
+  EXPECT_EQ(minute.longest_interval.count(), 7500);  // slow readings: 8 a bin at least
+  const HugepageSamplerOptions second = soak_sampling(parse_soak_spec("10s,every=1s"));
+  EXPECT_EQ(second.interval.count(), 50);  // never faster than 20 a second
+  EXPECT_EQ(second.longest_interval.count(), 125);  // 50, 100, then no further
   const HugepageSamplerOptions week = soak_sampling(parse_soak_spec("168h"));
   EXPECT_LE(168 * 3600.0 / (double(week.interval.count()) / 1000), 20000.5);  // at most 20,000 readings
+  EXPECT_EQ(week.longest_interval, week.interval);  // already slower than 8 a bin: never slower still
 }
 
 // A record whose timeline is read every `every` s for `seconds`: RSS growth rss(t), coverage cov(t).

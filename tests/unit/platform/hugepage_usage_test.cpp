@@ -185,6 +185,23 @@ TEST(HugepageSampler, SlowReadingsLengthenTheInterval) {
   EXPECT_EQ(s.samples.size(), 3u);
 }
 
+TEST(HugepageSampler, SlowReadingsStopAtTheLongestInterval) {
+  HugepageSampler sampler({.interval = 1ms, .max_busy_fraction = 1e-9, .longest_interval = 5ms});  // every reading is "slow"
+  sampler.start();
+  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 6; }));
+  const HugepageSummary s = sampler.stop();
+  ASSERT_EQ(s.unavailable, "");
+  // start()'s reading is never slow (it has no reading before it); the thread's first one
+  // doubles the interval twice, to 4 ms, and is still over budget there (8 ms would pass the
+  // bound), as is every later one of the thread's; stop()'s costs nothing by definition.
+  EXPECT_EQ(s.slowdowns, 2u);
+  EXPECT_DOUBLE_EQ(s.interval_s, 0.004);
+  EXPECT_EQ(s.over_budget, s.readings - 2);
+  EXPECT_GE(s.over_budget, 3u);
+  EXPECT_EQ(to_json(s)["over_budget"].get<std::size_t>(), s.over_budget);
+  EXPECT_EQ(s.samples.size(), s.readings);  // both thinnings came with start()'s reading alone kept
+}
+
 TEST(HugepageSampler, UnreadableSmapsRollupIsNotAvailable) {
   HugepageSampler sampler({.smaps_rollup = "/nonexistent/smaps_rollup"});
   sampler.start();
@@ -203,6 +220,8 @@ TEST(HugepageSampler, RefusesBadOptions) {
   EXPECT_THROW(HugepageSampler({.max_samples = 7}), std::invalid_argument);
   EXPECT_THROW(HugepageSampler({.max_samples = 0}), std::invalid_argument);
   EXPECT_THROW(HugepageSampler({.max_busy_fraction = 0}), std::invalid_argument);
+  EXPECT_THROW(HugepageSampler({.interval = 50ms, .longest_interval = 40ms}), std::invalid_argument);
+  EXPECT_NO_THROW(HugepageSampler({.interval = 50ms, .longest_interval = 50ms}));
 }
 
 }  // namespace

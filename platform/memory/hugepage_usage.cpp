@@ -148,6 +148,7 @@ nlohmann::json to_json(const HugepageSummary& s) {
   j["busy_s"] = s.busy_s;
   j["slowdowns"] = s.slowdowns;
   j["over_budget"] = s.over_budget;
+  j["skipped_slots"] = s.skipped_slots;
   const auto column = [&s](auto member) {
     auto values = nlohmann::json::array();
     for (const auto& r : s.samples) values.push_back(r.*member);
@@ -284,8 +285,12 @@ void HugepageSampler::run() {
     ++slot_;
     if (r) record(*r, cost_s);
     else ++summary_.failed_readings;
-    const auto late = std::chrono::steady_clock::now() - start_;
-    if (interval_ * std::int64_t(slot_) < late) slot_ = std::size_t(late / interval_) + 1;  // no catch-up burst
+    const auto now = std::chrono::steady_clock::now() - start_;
+    if (interval_ * std::int64_t(slot_) < now) {  // the next slot has passed: no catch-up burst
+      const std::size_t next = std::size_t(now / interval_) + 1;
+      summary_.skipped_slots += next - slot_;
+      slot_ = next;
+    }
   }
 }
 

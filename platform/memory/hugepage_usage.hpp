@@ -101,6 +101,7 @@ struct HugepageSummary {
   double busy_s = 0;                           // CPU time of every reading together (the sampler's cost)
   std::size_t slowdowns = 0;                   // interval doublings for slow readings (not for space)
   std::size_t over_budget = 0;                 // slow readings at longest_interval (no further slowdown)
+  std::size_t skipped_slots = 0;               // slots that passed while the thread was behind (not read)
   std::optional<double> median_coverage;       // over samples with Anonymous > 0
   std::optional<double> peak_coverage;         // over every reading, decimated or not
   std::optional<double> median_rss_coverage;   // AnonHugePages / Rss
@@ -111,7 +112,7 @@ struct HugepageSummary {
 
 // {"unavailable": null or reason, "coverage": {"median", "peak", "median_rss", "peak_rss"} (null
 // when n/a), "peak_anon_huge_bytes", "readings", "failed_readings", "interval_s",
-// "slowest_reading_s", "slowdowns", "over_budget", "samples":
+// "slowest_reading_s", "slowdowns", "over_budget", "skipped_slots", "samples":
 // {"t_s": [...], "rss_bytes": [...], "anon_bytes": [...], "anon_huge_bytes": [...]},
 // "mthp": [{"size_kib", "enabled", "nr_anon_start", "nr_anon_stop"}, ...] (system-wide)}.
 nlohmann::json to_json(const HugepageSummary& summary);

@@ -3,6 +3,8 @@
 #include "platform/memory/hugepage_usage.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
@@ -200,6 +202,43 @@ TEST(HugepageSampler, SlowReadingsStopAtTheLongestInterval) {
   EXPECT_GE(s.over_budget, 3u);
   EXPECT_EQ(to_json(s)["over_budget"].get<std::size_t>(), s.over_budget);
   EXPECT_EQ(s.samples.size(), s.readings);  // both thinnings came with start()'s reading alone kept
+}
+
+// The sampler's thread, on this thread's CPU, starved by it: this thread turns SCHED_FIFO, which
+// no ordinary thread preempts, and spins.  The slots that pass meanwhile are counted as skipped,
+// not read in a burst afterwards.
+TEST(HugepageSampler, SlotsThatPassWhileItIsStarvedAreCountedNotCaughtUp) {
+  cpu_set_t original, here;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof original, &original), 0);
+  CPU_ZERO(&here);
+  CPU_SET(sched_getcpu(), &here);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof here, &here), 0);  // the sampler's thread inherits it
+  const auto t0 = std::chrono::steady_clock::now();
+  HugepageSampler sampler({.interval = 2ms, .max_busy_fraction = 1});
+  sampler.start();
+  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 3; }));
+  const sched_param fifo{.sched_priority = 1}, other{.sched_priority = 0};
+  if (const int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo); e != 0) {
+    pthread_setaffinity_np(pthread_self(), sizeof original, &original);
+    GTEST_SKIP() << "needs SCHED_FIFO (root or CAP_SYS_NICE): " << std::strerror(e);
+  }
+  constexpr auto kStarved = 80ms;
+  for (const auto until = std::chrono::steady_clock::now() + kStarved; std::chrono::steady_clock::now() < until;) {
+  }
+  pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+  pthread_setaffinity_np(pthread_self(), sizeof original, &original);
+  const std::size_t after = sampler.readings_so_far();
+  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= after + 2; }));  // it goes on
+  const HugepageSummary s = sampler.stop();
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(s.unavailable, "");
+  // 40 slots of 2 ms passed unread (fewer if a reading slower than 2 ms twice in a row doubled
+  // the interval, whose slots are then counted), but for the one the thread read on waking.
+  EXPECT_GE(double(s.skipped_slots), 80 / (s.interval_s * 1000) - 2) << "interval " << s.interval_s << " s";
+  // Each slot was read or skipped, once: with start()'s and stop()'s readings, no more than the
+  // slots of the whole time (no burst of readings after the starvation).
+  EXPECT_LE(double(s.readings + s.skipped_slots), elapsed_ms / 2 + 3);
+  EXPECT_EQ(to_json(s)["skipped_slots"].get<std::size_t>(), s.skipped_slots);
 }
 
 TEST(HugepageSampler, UnreadableSmapsRollupIsNotAvailable) {

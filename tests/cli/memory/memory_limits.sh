@@ -32,8 +32,11 @@ if sorted(rows) != ["jemalloc", "pool", "system"]:
     bad.append(f"limited cells of {sorted(rows)}")
 for name, r in rows.items():
     l = r["memory_limit"]
+    # the planned repetitions (0 and 1): the records the limited cell found in the journal; a
+    # disturbed process's re-run comes after every planned cell (run/local_backend.cpp)
     peaks = sorted(t["peak_rss_bytes"] for t in doc["benchmarks"]
-                   if t.get("mode") == "timing" and t["allocator"] == name and t["status"] == "ok" and t.get("run_type") == "iteration")
+                   if t.get("mode") == "timing" and t["allocator"] == name and t["status"] == "ok" and t.get("run_type") == "iteration"
+                   and t["repetition_index"] < 2)
     median = peaks[(len(peaks) - 1) // 2]
     if l["unlimited_peak_rss_bytes"] != median or abs(l["max_bytes"] - factor * median) > 1:
         bad.append(f"{name}: limit {l['max_bytes']} is not {factor} x the unlimited peak {median}")

@@ -3,11 +3,11 @@
 # record of mode soak whose measured phase lasted the duration, whose workers ran soak rounds on
 # the same heap (more operations than the plain cell), and whose soak block has one bin per
 # complete BIN of the timeline with its readings (at the sampler's recorded pace, 8 a bin at
-# least), and a drift (an interval from 5 fitted bins on,
-# none below).  A matrix with --soak adds one soak cell per allocator (void aside) after the other
-# cells, whose plan entry reruns as itself, with valid results and the soak table.  lifetime runs its
-# clock on past N, replay loops its trace (all workers together).  Bad specs and
-# workloads without a steady state get one error line and exit 2.
+# least), and a drift (an interval from 5 fitted bins on, none below).  A matrix with --soak adds
+# one soak cell per allocator (void aside) after the other cells, whose plan entry reruns as
+# itself, with valid results and the soak table.  lifetime runs its clock on past N, replay loops
+# its trace (all workers together).  Bad specs and workloads without a steady state get one error
+# line and exit 2.
 source "$(dirname "$0")/../lib.sh"
 VALIDATOR="$(dirname "$0")/../validate_results.py"
 SCHEMA="$(dirname "$0")/../../../results/schema.json"

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "state_waits.hpp"
@@ -167,12 +168,21 @@ TEST(HugepageSampler, DecimatesToStayBounded) {
   for (std::size_t i = 1; i < s.samples.size(); ++i) EXPECT_GT(s.samples[i].t_s, s.samples[i - 1].t_s);
 }
 
-TEST(HugepageSampler, SlowReadingsLengthenTheInterval) {
-  HugepageSampler sampler({.interval = 1ms, .max_busy_fraction = 1e-9});  // every reading is "slow"
+// A sampler's summary once it has taken `readings` readings (start()'s included), or nullopt if
+// it never got there or could not read.
+std::optional<HugepageSummary> summary_after(const HugepageSamplerOptions& options, std::size_t readings) {
+  HugepageSampler sampler(options);
   sampler.start();
-  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 2; }));
-  const HugepageSummary s = sampler.stop();
-  ASSERT_EQ(s.unavailable, "");
+  if (!test::wait_until([&] { return sampler.readings_so_far() >= readings; })) return std::nullopt;
+  HugepageSummary s = sampler.stop();
+  if (!s.unavailable.empty()) return std::nullopt;
+  return s;
+}
+
+TEST(HugepageSampler, SlowReadingsLengthenTheInterval) {
+  const auto summary = summary_after({.interval = 1ms, .max_busy_fraction = 1e-9}, 2);  // every reading is "slow"
+  ASSERT_TRUE(summary);
+  const HugepageSummary& s = *summary;
   // The thread's first reading and start()'s both took CPU time (0.1 us at the very least: a
   // reading walks the process's page tables), so the interval doubled until such a reading fits
   // in 1e-9 of it: from 1 ms to over 100 s, 17 doublings or more.  No reading came due after
@@ -188,11 +198,9 @@ TEST(HugepageSampler, SlowReadingsLengthenTheInterval) {
 }
 
 TEST(HugepageSampler, SlowReadingsStopAtTheLongestInterval) {
-  HugepageSampler sampler({.interval = 1ms, .max_busy_fraction = 1e-9, .longest_interval = 5ms});  // every reading is "slow"
-  sampler.start();
-  ASSERT_TRUE(test::wait_until([&] { return sampler.readings_so_far() >= 6; }));
-  const HugepageSummary s = sampler.stop();
-  ASSERT_EQ(s.unavailable, "");
+  const auto summary = summary_after({.interval = 1ms, .max_busy_fraction = 1e-9, .longest_interval = 5ms}, 6);  // every reading is "slow"
+  ASSERT_TRUE(summary);
+  const HugepageSummary& s = *summary;
   // start()'s reading is never slow (it has no reading before it); the thread's first one
   // doubles the interval twice, to 4 ms, and is still over budget there (8 ms would pass the
   // bound), as is every later one of the thread's; stop()'s costs nothing by definition.
